@@ -2,11 +2,11 @@
 
 A :class:`Variant` is frozen and validated on construction, so every variant that
 exists is playable. Build one from a preset with overrides written as a command
-line takes them::
+line takes them; :meth:`Variant.describe` names the nearest preset and what differs::
 
     >>> v = Variant.from_preset("super421", ["tokens=21", "followers=at_most"])
     >>> v.describe()
-    'super421 with tokens=21, followers=at_most'
+    'super421-lebon with tokens=21'
 """
 
 from __future__ import annotations
@@ -123,7 +123,10 @@ class Variant:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"variant TOML: cannot parse: {exc}") from None
-        return cls.from_mapping(data.get("variant", data))
+        section = data.get("variant", data)
+        if not isinstance(section, Mapping):
+            raise ValueError(f"variant TOML: 'variant' must be a table of options, not {section!r}")
+        return cls.from_mapping(section)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> "Variant":
