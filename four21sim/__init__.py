@@ -1,10 +1,12 @@
 """four21sim: strategy analyser for the French bar dice game 421.
 
-Exact single-turn odds (:mod:`four21sim.odds`), the rules as data
-(:mod:`four21sim.dice`, :mod:`four21sim.variants`).
+- :mod:`four21sim.dice`, :mod:`four21sim.variants`: the rules as data.
+- :mod:`four21sim.odds`: exact single-turn odds and keep advice.
+- :func:`simulate`: the numba Monte Carlo engine, with :mod:`four21sim.policies`.
 """
 
+from .simulate import SimulationResult, simulate
 from .variants import PRESETS, Variant, get_preset
 
 __version__ = "0.1.0"
-__all__ = ["Variant", "PRESETS", "get_preset", "__version__"]
+__all__ = ["Variant", "PRESETS", "get_preset", "simulate", "SimulationResult", "__version__"]
