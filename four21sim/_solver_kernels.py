@@ -1,0 +1,223 @@
+"""numba kernels of the exact 2-player solver (see :mod:`four21sim.solver`).
+
+States are seen from the roles of the round: ``V[pot, a, b]`` is the probability
+that the player who leads the round wins the game, when the pot holds ``pot``
+tokens, the leader ``a`` and the follower ``b``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dice
+from ._numba import JIT, njit
+
+_NH = dice.N_HANDS
+_FULL = dice.FULL_KEEP
+_N_PARTIAL = dice.FULL_KEEP  # keeps 0..27 throw at least one die
+_HAND_KEEPS = np.ascontiguousarray(dice.HAND_KEEPS)
+_N_HAND_KEEPS = np.ascontiguousarray(dice.N_HAND_KEEPS)
+_KT_START = np.ascontiguousarray(dice.KT_START)
+_KT_HAND = np.ascontiguousarray(dice.KT_HAND)
+_KT_PROB = np.ascontiguousarray(dice.KT_COUNT / dice.KT_DENOM[np.repeat(np.arange(dice.N_KEEPS), np.diff(dice.KT_START))])
+_P0 = np.ascontiguousarray(dice.THROW_COUNTS[0] / 216.0)
+
+# outcome codes of a round between the leader (L) and the follower (F)
+LEADER_LOSES, FOLLOWER_LOSES, TIE = 0, 1, 2
+
+
+@njit(inline="always", **JIT)
+def _keep_values(nextv, kv):
+    for k in range(_N_PARTIAL):
+        acc = 0.0
+        for i in range(_KT_START[k], _KT_START[k + 1]):
+            acc += _KT_PROB[i] * nextv[_KT_HAND[i]]
+        kv[k] = acc
+
+
+@njit(**JIT)
+def _successor(pot, a, b, loser_is_leader, pay, T, V, next_leader):
+    """Value to the current leader of the state after the round."""
+    if pot > 0:  # charge: the loser takes from the pot
+        swing = pay if pay < pot else pot
+        pot2 = pot - swing
+        if loser_is_leader:
+            a2, b2 = a + swing, b
+        else:
+            a2, b2 = a, b + swing
+        if pot2 == 0:
+            if b2 == 0:
+                return 0.0  # the follower holds nothing: out, and wins
+            if a2 == 0:
+                return 1.0
+    else:  # décharge: the winner gives
+        pot2 = 0
+        if loser_is_leader:
+            swing = pay if pay < b else b
+            a2, b2 = a + swing, b - swing
+            if b2 == 0:
+                return 0.0
+        else:
+            swing = pay if pay < a else a
+            a2, b2 = a - swing, b + swing
+            if a2 == 0:
+                return 1.0
+    # who leads next: 0 loser, 1 winner, 2 next seat (the other player)
+    if next_leader == 0:
+        leader_next_is_a = loser_is_leader
+    elif next_leader == 1:
+        leader_next_is_a = not loser_is_leader
+    else:
+        leader_next_is_a = False
+    if leader_next_is_a:
+        return V[pot2, a2, b2]
+    return 1.0 - V[pot2, b2, a2]
+
+
+@njit(**JIT)
+def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_pay,
+                lead_dec, lead_val, foll_dec, foll_val, foll_lv):
+    """Optimal play of one round from state (pot, a, b); returns V's new value.
+
+    Fills ``lead_dec[tl-1, h]`` (leader keep with tl throws left), ``lead_val[made-1, h]``,
+    ``foll_dec[hL, c-1, made-1, h]``, ``foll_lv[hL, c-1, made-1, h]`` (the follower's
+    win probability holding h after ``made`` throws, playing on optimally) and
+    ``foll_val[hL, c-1]`` (its win probability before throwing).
+    """
+    vl = np.empty(max_pay + 1)
+    vf = np.empty(max_pay + 1)
+    for p in range(1, max_pay + 1):
+        vl[p] = _successor(pot, a, b, True, p, T, V, next_leader)
+        vf[p] = _successor(pot, a, b, False, p, T, V, next_leader)
+    kv = np.empty(_N_PARTIAL)
+    wf = np.empty((3, _NH))  # follower's terminal values by throws used
+    level = np.empty(_NH)
+    new = np.empty(_NH)
+    U = np.empty((3, _NH))  # leader's value of stopping on (h, c)
+    for hL in range(_NH):
+        for c in range(1, L + 1):
+            for f in range(1, c + 1):
+                for h in range(_NH):
+                    code = out_code[hL, c - 1, h, f - 1]
+                    p = out_pay[hL, c - 1, h, f - 1]
+                    if code == LEADER_LOSES:
+                        w = vl[p]
+                    elif code == FOLLOWER_LOSES:
+                        w = vf[p]
+                    else:
+                        w = 0.5 * (vl[p] + vf[p])
+                    wf[f - 1, h] = 1.0 - w
+            for h in range(_NH):
+                level[h] = wf[c - 1, h]
+            for made in range(c - 1, 0, -1):
+                _keep_values(level, kv)
+                for h in range(_NH):
+                    best = -1.0
+                    bk = -1
+                    start = 0 if not exact else 1
+                    for i in range(start, _N_HAND_KEEPS[h]):
+                        k = _HAND_KEEPS[h, i]
+                        v = wf[made - 1, h] if k == _FULL + h else kv[k]
+                        if v > best:
+                            best = v
+                            bk = k
+                    new[h] = best
+                    foll_dec[hL, c - 1, made - 1, h] = bk
+                    foll_lv[hL, c - 1, made - 1, h] = best
+                for h in range(_NH):
+                    level[h] = new[h]
+            acc = 0.0
+            for h in range(_NH):
+                acc += _P0[h] * level[h]
+            foll_val[hL, c - 1] = acc
+            U[c - 1, hL] = 1.0 - acc
+    # the leader: may stop after any throw up to L
+    for h in range(_NH):
+        level[h] = U[L - 1, h]
+        lead_val[L - 1, h] = level[h]
+    for made in range(L - 1, 0, -1):
+        _keep_values(level, kv)
+        for h in range(_NH):
+            best = -1.0
+            bk = -1
+            for i in range(_N_HAND_KEEPS[h]):
+                k = _HAND_KEEPS[h, i]
+                v = U[made - 1, h] if k == _FULL + h else kv[k]
+                if v > best:
+                    best = v
+                    bk = k
+            new[h] = best
+            lead_dec[L - made - 1, h] = bk
+            lead_val[made - 1, h] = best
+        for h in range(_NH):
+            level[h] = new[h]
+    acc = 0.0
+    for h in range(_NH):
+        acc += _P0[h] * level[h]
+    return acc
+
+
+@njit(**JIT)
+def round_outcomes(L, lead_dec, foll_dec, out_code, out_pay, max_pay, dist):
+    """Distribution of the round's outcome under fixed decisions.
+
+    ``dist[code, pay]`` receives P(outcome code, payout) (code: leader loses,
+    follower loses, tie).
+    """
+    dist[:, :] = 0.0
+    # the leader's final (hand, count) distribution, forward
+    cur = np.empty(_NH)
+    nxt = np.empty(_NH)
+    fin_l = np.zeros((3, _NH))
+    for h in range(_NH):
+        cur[h] = _P0[h]
+    for made in range(1, L + 1):
+        for h in range(_NH):
+            nxt[h] = 0.0
+        for h in range(_NH):
+            m = cur[h]
+            if m == 0.0:
+                continue
+            if made == L:
+                fin_l[made - 1, h] += m
+                continue
+            k = lead_dec[L - made - 1, h]
+            if k == _FULL + h:
+                fin_l[made - 1, h] += m
+            else:
+                for i in range(_KT_START[k], _KT_START[k + 1]):
+                    nxt[_KT_HAND[i]] += m * _KT_PROB[i]
+        for h in range(_NH):
+            cur[h] = nxt[h]
+    fin_f = np.zeros((3, _NH))
+    for c in range(1, L + 1):
+        for hL in range(_NH):
+            mL = fin_l[c - 1, hL]
+            if mL == 0.0:
+                continue
+            fin_f[:, :] = 0.0
+            for h in range(_NH):
+                cur[h] = _P0[h]
+            for made in range(1, c + 1):
+                for h in range(_NH):
+                    nxt[h] = 0.0
+                for h in range(_NH):
+                    m = cur[h]
+                    if m == 0.0:
+                        continue
+                    if made == c:
+                        fin_f[made - 1, h] += m
+                        continue
+                    k = foll_dec[hL, c - 1, made - 1, h]
+                    if k == _FULL + h:
+                        fin_f[made - 1, h] += m
+                    else:
+                        for i in range(_KT_START[k], _KT_START[k + 1]):
+                            nxt[_KT_HAND[i]] += m * _KT_PROB[i]
+                for h in range(_NH):
+                    cur[h] = nxt[h]
+            for f in range(1, c + 1):
+                for h in range(_NH):
+                    m = fin_f[f - 1, h]
+                    if m != 0.0:
+                        dist[out_code[hL, c - 1, h, f - 1], out_pay[hL, c - 1, h, f - 1]] += mL * m

@@ -1,0 +1,386 @@
+"""The exact 2-player game: optimal play, game values and expected length.
+
+Each round is a game of perfect information: the leader throws and chooses when
+to stop and what to keep; the follower sees the leader's hand and count and
+answers under the follower rule. Each maximises its own probability of winning
+the *game*, which makes the round's terminal payoffs the values of the states
+it leads to. The state space is ``(pot, leader's tokens, follower's tokens)``.
+
+- The charge is acyclic (the pot only shrinks), so its states are solved once
+  each, in order of increasing pot.
+- The décharge has cycles; its ``tokens - 1`` states are solved by value
+  iteration (Gauss-Seidel), then the values under the resulting policy are
+  obtained exactly from the linear system of the Markov chain that policy
+  induces, and the Bellman residual is checked to be below ``tol``.
+- The expected number of rounds is computed from the same Markov chains, not by
+  sampling.
+
+Ties between keeps of equal value go to the first in ``dice.HAND_KEEPS`` order
+(stop, then keeping more dice), as everywhere in the package.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from . import _solver_kernels as SK
+from . import dice
+from .policies import KEEP_DTYPE, Policy, table_policy
+from .variants import Variant
+
+__all__ = ["Solution", "solve", "optimal_policy", "round_table", "MAX_SOLVER_TOKENS"]
+
+MAX_SOLVER_TOKENS = 60
+_NH = dice.N_HANDS
+_H221 = dice.hand_index((2, 2, 1))
+
+
+def round_table(variant: Variant, phase: str) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome of a 2-player round for every pair of final hands.
+
+    Returns ``(code, pay)`` of shape ``(56, 3, 56, 3)`` indexed
+    ``[leader hand, count-1, follower hand, follower throws-1]``: code 0 if the
+    leader loses, 1 if the follower loses, 2 for a tie (a fair roll-off decides
+    the loser; the payout is the same either way), and the payout.
+    """
+    rank = dice.RANK[variant.ranking_index]
+    value = dice.VALUE[variant.values_index]
+    cum = variant.cumulative_in(phase)
+    code = np.full((_NH, 3, _NH, 3), -1, dtype=np.int64)
+    pay = np.zeros((_NH, 3, _NH, 3), dtype=np.int64)
+    for hl in range(_NH):
+        for c in range(1, 4):
+            for hf in range(_NH):
+                rescue = (variant.nenette_rescue and not dice.is_combination(hl)
+                          and not dice.is_combination(hf) and _H221 in (hl, hf))
+                for f in range(1, c + 1):
+                    def key(h, thr):
+                        extra = thr if variant.fewer_throws_wins else 0
+                        return extra - 4 if (rescue and h == _H221) else 4 * int(rank[h]) + extra
+
+                    def val(h):
+                        return 4 if (rescue and h == _H221) else int(value[h])
+
+                    kl, kf = key(hl, c), key(hf, f)
+                    if kl > kf:
+                        cd, winner, loser = SK.LEADER_LOSES, hf, hl
+                    elif kf > kl:
+                        cd, winner, loser = SK.FOLLOWER_LOSES, hl, hf
+                    else:
+                        cd, winner, loser = SK.TIE, hl, hf
+                    p = val(winner)
+                    if cum and val(loser) >= 2:
+                        p += val(loser)
+                    if loser == _H221 and p < variant.nenette_min:
+                        p = variant.nenette_min
+                    code[hl, c - 1, hf, f - 1] = cd
+                    pay[hl, c - 1, hf, f - 1] = p
+    return code, pay
+
+
+@dataclass(eq=False)
+class Solution:
+    """The solved 2-player game of a variant.
+
+    Attributes
+    ----------
+    variant : Variant
+    value : ndarray
+        ``value[pot, a, b]``: P(the round's leader wins the game) with ``a``
+        tokens against the follower's ``b`` (entries with ``pot + a + b !=
+        tokens`` are unused).
+    rounds : ndarray
+        Expected rounds to the end of the game from each state, same indexing.
+    lead, foll : ndarray
+        Optimal decisions in the engine's table layout (context mode 1).
+    lead_value : ndarray
+        ``lead_value[ctx, made-1, h]``: the leader's win probability holding h
+        after ``made`` throws, playing on optimally.
+    foll_value : ndarray
+        ``foll_value[ctx, hL, c-1]``: the follower's win probability before its
+        first throw against a leader who stopped on hL after c throws.
+    seconds : float
+        Time to solve.
+    iterations : int
+        Value-iteration sweeps in the décharge.
+    residual : float
+        Largest Bellman residual of the final values.
+    """
+
+    variant: Variant
+    value: np.ndarray
+    rounds: np.ndarray
+    lead: np.ndarray
+    foll: np.ndarray
+    lead_value: np.ndarray
+    foll_value: np.ndarray
+    seconds: float
+    iterations: int
+    residual: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return self.variant.tokens
+
+    @property
+    def p_seat0(self) -> float:
+        """P(seat 0, who leads the first round, wins the game) under optimal play."""
+        return float(self.value[self.tokens, 0, 0])
+
+    @property
+    def expected_rounds(self) -> float:
+        """Expected number of rounds of a whole game under optimal play."""
+        return float(self.rounds[self.tokens, 0, 0])
+
+    def ctx(self, pot: int, own: int) -> int:
+        return pot * (self.tokens + 1) + own
+
+    def state_value(self, pot: int, t0: int, t1: int, leader: int = 0) -> float:
+        """P(seat 0 wins) from any state, seat ``leader`` to lead the next round."""
+        _check_state(self.variant, pot, t0, t1, leader)
+        if leader == 0:
+            return float(self.value[pot, t0, t1])
+        return 1.0 - float(self.value[pot, t1, t0])
+
+    def states(self) -> pd.DataFrame:
+        """Every live state: pot, leader's and follower's tokens, phase, values."""
+        T = self.tokens
+        rows = []
+        for pot in range(T + 1):
+            for a in range(T + 1 - pot):
+                b = T - pot - a
+                if pot == 0 and (a == 0 or b == 0):
+                    continue
+                rows.append(dict(pot=pot, leader_tokens=a, follower_tokens=b,
+                                 phase="charge" if pot else "decharge",
+                                 p_leader_wins=float(self.value[pot, a, b]),
+                                 expected_rounds=float(self.rounds[pot, a, b])))
+        return pd.DataFrame(rows)
+
+    def policy(self) -> Policy:
+        """The optimal policy as an engine policy (``simulate(..., policies="optimal")``)."""
+        return table_policy("optimal", self.variant, self.lead, self.foll, ctx_mode=1, players=2,
+                            info={"p_seat0": self.p_seat0})
+
+
+def _check_state(variant: Variant, pot: int, t0: int, t1: int, leader: int) -> None:
+    T = variant.tokens
+    ok = all(isinstance(x, (int, np.integer)) and x >= 0 for x in (pot, t0, t1)) and pot + t0 + t1 == T
+    if not ok or (pot == 0 and (t0 == 0 or t1 == 0)):
+        raise ValueError(f"state: ({pot}, {t0}, {t1}) is not a live state; allowed: POT,T0,T1 >= 0 adding up to "
+                         f"tokens={T}, both players holding tokens once the pot is empty")
+    if leader not in (0, 1):
+        raise ValueError(f"state: leader {leader!r} is not allowed; allowed: 0 or 1")
+
+
+def _phase_args(variant: Variant, pot: int, tables):
+    phase = 1 if pot == 0 else 0
+    code, pay = tables[phase]
+    L = variant.decharge_throws if phase else variant.charge_throws
+    return L, code, pay
+
+
+@lru_cache(maxsize=32)
+def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> Solution:
+    """Solve the 2-player game of ``variant`` exactly (cached per variant).
+
+    Parameters
+    ----------
+    variant : Variant
+        Any variant with ``tokens <= MAX_SOLVER_TOKENS``.
+    tol : float
+        Convergence: the largest Bellman residual allowed at the end.
+
+    Returns
+    -------
+    Solution
+    """
+    if not isinstance(variant, Variant):
+        raise ValueError(f"variant: {variant!r} is not a Variant")
+    T = variant.tokens
+    if T > MAX_SOLVER_TOKENS:
+        raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
+    t0 = time.perf_counter()
+    tables = [round_table(variant, "charge"), round_table(variant, "decharge")]
+    max_pay = int(max(t[1].max() for t in tables))
+    exact = variant.followers == "exact"
+    nl = ("loser", "winner", "next_seat").index(variant.next_leader)
+    V = np.zeros((T + 1, T + 1, T + 1))
+    n_ctx = (T + 1) ** 2
+    stop = (dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE)
+    lead = np.broadcast_to(stop, (n_ctx, 2, _NH)).copy()
+    # unused follower entries re-throw everything: legal under both follower rules
+    foll = np.zeros((n_ctx, _NH, 3, 2, _NH), dtype=KEEP_DTYPE)
+    lead_value = np.zeros((n_ctx, 3, _NH))
+    foll_value = np.zeros((n_ctx, _NH, 3))
+    lead_dec = np.zeros((2, _NH), dtype=np.int64)
+    foll_dec = np.zeros((_NH, 3, 2, _NH), dtype=np.int64)
+    lead_val = np.zeros((3, _NH))
+    foll_val = np.zeros((_NH, 3))
+    foll_lv = np.zeros((_NH, 3, 2, _NH))
+
+    def run(pot, a, b):
+        L, code, pay = _phase_args(variant, pot, tables)
+        lead_dec[:] = stop[None, :]
+        foll_dec[:] = 0
+        return SK.round_value(pot, a, b, T, V, L, exact, nl, code, pay, max_pay,
+                              lead_dec, lead_val, foll_dec, foll_val, foll_lv)
+
+    def store(pot, a, b):
+        cl, cf = pot * (T + 1) + a, pot * (T + 1) + b
+        lead[cl] = lead_dec
+        lead_value[cl] = lead_val
+        foll[cf] = foll_dec
+        foll_value[cf] = foll_val
+
+    # décharge: value iteration, then exact evaluation of the policy it found
+    dech = [(a, T - a) for a in range(1, T)]
+    sweeps = 0
+    if dech:
+        while True:
+            sweeps += 1
+            delta = 0.0
+            for a, b in dech:
+                v = run(0, a, b)
+                delta = max(delta, abs(v - V[0, a, b]))
+                V[0, a, b] = v
+            if delta < tol / 100 or sweeps >= max_sweeps:
+                break
+        _evaluate_decharge(variant, V, dech, run, (lead_dec, foll_dec), tables, max_pay, nl)
+    residual = 0.0
+    for a, b in dech:
+        v = run(0, a, b)
+        residual = max(residual, abs(v - V[0, a, b]))
+        store(0, a, b)
+    if residual > tol:
+        raise RuntimeError(f"solver did not converge: residual {residual:.3g} > {tol:g} after {sweeps} sweeps")
+    # charge: acyclic, by increasing pot
+    for pot in range(1, T + 1):
+        for a in range(T + 1 - pot):
+            b = T - pot - a
+            V[pot, a, b] = run(pot, a, b)
+            store(pot, a, b)
+    rounds = _expected_rounds(variant, V, lead, foll, tables, max_pay, nl)
+    sol = Solution(variant, V, rounds, lead, foll, lead_value, foll_value, time.perf_counter() - t0, sweeps,
+                   residual)
+    return sol
+
+
+def _outcome_dist(variant, pot, lead_dec, foll_dec, tables, max_pay):
+    L, code, pay = _phase_args(variant, pot, tables)
+    dist = np.zeros((3, max_pay + 1))
+    SK.round_outcomes(L, lead_dec, foll_dec, code, pay, max_pay, dist)
+    return dist
+
+
+def _transitions(T, pot, a, b, dist, nl):
+    """Yield (probability, next state or None, same_leader) of the outcomes in dist.
+
+    ``same_leader`` is True when the current leader leads the next round, False when
+    the follower does; ``None`` for the end of the game, with the leader's win (0/1)
+    in place of same_leader.
+    """
+    for code in range(3):
+        for p in np.flatnonzero(dist[code]):
+            prob = dist[code, p]
+            sides = ((True, prob),) if code == 0 else ((False, prob),) if code == 1 else \
+                ((True, prob / 2), (False, prob / 2))
+            for loser_is_leader, pr in sides:
+                if pot > 0:
+                    swing = min(p, pot)
+                    pot2 = pot - swing
+                    a2, b2 = (a + swing, b) if loser_is_leader else (a, b + swing)
+                    if pot2 == 0 and (a2 == 0 or b2 == 0):
+                        yield pr, None, b2 == 0
+                        continue
+                else:
+                    pot2 = 0
+                    if loser_is_leader:
+                        swing = min(p, b)
+                        a2, b2 = a + swing, b - swing
+                        if b2 == 0:
+                            yield pr, None, False
+                            continue
+                    else:
+                        swing = min(p, a)
+                        a2, b2 = a - swing, b + swing
+                        if a2 == 0:
+                            yield pr, None, True
+                            continue
+                keep = loser_is_leader if nl == 0 else (not loser_is_leader) if nl == 1 else False
+                yield pr, ((pot2, a2, b2) if keep else (pot2, b2, a2)), keep
+
+
+def _evaluate_decharge(variant, V, dech, run, decisions, tables, max_pay, nl) -> None:
+    """Replace the décharge values by the exact values of the current policy (linear solve).
+
+    ``run(pot, a, b)`` solves one state's round and leaves its decisions in ``decisions``.
+    """
+    T = variant.tokens
+    idx = {s: i for i, s in enumerate(dech)}
+    n = len(dech)
+    A = np.eye(n)
+    c = np.zeros(n)
+    for i, (a, b) in enumerate(dech):
+        run(0, a, b)
+        lead_dec, foll_dec = decisions
+        dist = _outcome_dist(variant, 0, lead_dec, foll_dec, tables, max_pay)
+        for pr, nxt, same in _transitions(T, 0, a, b, dist, nl):
+            if nxt is None:
+                c[i] += pr * (1.0 if same else 0.0)
+            elif same:
+                A[i, idx[(nxt[1], nxt[2])]] -= pr
+            else:  # value to us = 1 - V(next) from the other side
+                c[i] += pr
+                A[i, idx[(nxt[1], nxt[2])]] += pr
+    x = np.linalg.solve(A, c)
+    for i, (a, b) in enumerate(dech):
+        V[0, a, b] = x[i]
+
+
+def _expected_rounds(variant, V, lead, foll, tables, max_pay, nl) -> np.ndarray:
+    """Expected rounds to the end from every state, under the stored policy, exactly."""
+    T = variant.tokens
+    R = np.zeros_like(V)
+    dists = {}
+    for pot in range(T + 1):
+        for a in range(T + 1 - pot):
+            b = T - pot - a
+            if pot == 0 and (a == 0 or b == 0):
+                continue
+            ld = lead[pot * (T + 1) + a].astype(np.int64)
+            fd = foll[pot * (T + 1) + b].astype(np.int64)
+            dists[(pot, a, b)] = _outcome_dist(variant, pot, ld, fd, tables, max_pay)
+    dech = [(a, T - a) for a in range(1, T)]
+    if dech:
+        idx = {s: i for i, s in enumerate(dech)}
+        A = np.eye(len(dech))
+        c = np.ones(len(dech))
+        for i, (a, b) in enumerate(dech):
+            for pr, nxt, same in _transitions(T, 0, a, b, dists[(0, a, b)], nl):
+                if nxt is not None:
+                    A[i, idx[(nxt[1], nxt[2])]] -= pr
+        x = np.linalg.solve(A, c)
+        for i, (a, b) in enumerate(dech):
+            R[0, a, b] = x[i]
+    for pot in range(1, T + 1):
+        for a in range(T + 1 - pot):
+            b = T - pot - a
+            r = 1.0
+            for pr, nxt, same in _transitions(T, pot, a, b, dists[(pot, a, b)], nl):
+                if nxt is not None:
+                    r += pr * R[nxt]
+            R[pot, a, b] = r
+    return R
+
+
+@lru_cache(maxsize=32)
+def optimal_policy(variant: Variant) -> Policy:
+    """The exact optimal 2-player policy of ``variant``, ready for :func:`four21sim.simulate`."""
+    return solve(variant).policy()
