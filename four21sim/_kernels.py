@@ -436,9 +436,11 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
         tokc = np.zeros(n, dtype=np.int64)
         lo = b * block
         hi = min(games, lo + block)
+        # views once per block: per-game slicing costs reference-count traffic
+        cm, cw, cl, cp, crc, crd, crt = c_misc[b], c_win[b], c_lose[b], c_place[b], c_rc[b], c_rd[b], c_rt[b]
+        cpay, cgsw, ctok, ccw, ccl, ccnt = c_pay[b], c_gsw[b], c_tokc[b], c_catw[b], c_catl[b], c_count[b]
         for i in range(lo, hi):
             r = i if record else -1
             play_game(seedmix, first_game + i, n, prm, rank, value, pk, lead, foll, seat_pol,
                       rs, ri, tok, out, place, order, hand_of, thr_of, key_of, tied, tokc,
-                      c_misc[b], c_win[b], c_lose[b], c_place[b], c_rc[b], c_rd[b], c_rt[b], c_pay[b],
-                      c_gsw[b], c_tokc[b], c_catw[b], c_catl[b], c_count[b], rec, r)
+                      cm, cw, cl, cp, crc, crd, crt, cpay, cgsw, ctok, ccw, ccl, ccnt, rec, r)

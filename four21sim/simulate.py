@@ -189,7 +189,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     prm = variant_params(variant, max_rounds)
     rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
     value = np.ascontiguousarray(dice.VALUE[variant.values_index])
-    seedmix = K.mix64(np.uint64(seed))
+    seedmix = np.uint64(K.mix64(np.uint64(seed)))
 
     nthreads = threads or numba.get_num_threads()
     blocks_per_batch = max(4 * nthreads, 8)
