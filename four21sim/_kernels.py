@@ -312,7 +312,8 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
         c_count[count - 1] += 1
         if rescue:
             c_misc[M_RESCUES] += 1
-        hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
+        if r >= 0:
+            hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
         # going out
         if phase == 0:
             rounds_c += 1

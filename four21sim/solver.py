@@ -83,6 +83,11 @@ def round_table(variant: Variant, phase: str) -> tuple[np.ndarray, np.ndarray]:
     return code, pay
 
 
+@lru_cache(maxsize=16)
+def _round_table_cached(variant: Variant, phase: str):
+    return round_table(variant, phase)
+
+
 @dataclass(eq=False)
 class Solution:
     """The solved 2-player game of a variant.
@@ -163,6 +168,30 @@ class Solution:
                                  expected_rounds=float(self.rounds[pot, a, b])))
         return pd.DataFrame(rows)
 
+    def round_detail(self, pot: int, a: int, b: int) -> dict:
+        """Every value and decision of the round played from state (pot, a, b).
+
+        Returns a dict of arrays: ``lead_dec[tl-1, h]``, ``lead_val[made-1, h]``,
+        ``foll_dec[hL, c-1, made-1, h]``, ``foll_lv[hL, c-1, made-1, h]`` (the
+        follower's win probability holding h after ``made`` throws) and
+        ``foll_val[hL, c-1]``, plus ``throws`` (the phase's throw limit) and ``value``.
+        """
+        _check_state(self.variant, pot, a, b, 0)
+        v = self.variant
+        tables = [_round_table_cached(v, "charge"), _round_table_cached(v, "decharge")]
+        L, code, pay = _phase_args(v, pot, tables)
+        max_pay = int(max(t[1].max() for t in tables))
+        out = dict(lead_dec=np.zeros((2, _NH), dtype=np.int64), lead_val=np.zeros((3, _NH)),
+                   foll_dec=np.zeros((_NH, 3, 2, _NH), dtype=np.int64), foll_val=np.zeros((_NH, 3)),
+                   foll_lv=np.zeros((_NH, 3, 2, _NH)))
+        out["lead_dec"][:] = dice.FULL_KEEP + np.arange(_NH)
+        value = SK.round_value(pot, a, b, v.tokens, self.value, L, v.followers == "exact",
+                               ("loser", "winner", "next_seat").index(v.next_leader), code, pay, max_pay,
+                               out["lead_dec"], out["lead_val"], out["foll_dec"], out["foll_val"], out["foll_lv"])
+        out["throws"] = L
+        out["value"] = value
+        return out
+
     def policy(self) -> Policy:
         """The optimal policy as an engine policy (``simulate(..., policies="optimal")``)."""
         return table_policy("optimal", self.variant, self.lead, self.foll, ctx_mode=1, players=2,
@@ -207,7 +236,7 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
     t0 = time.perf_counter()
-    tables = [round_table(variant, "charge"), round_table(variant, "decharge")]
+    tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
     max_pay = int(max(t[1].max() for t in tables))
     exact = variant.followers == "exact"
     nl = ("loser", "winner", "next_seat").index(variant.next_leader)
@@ -297,7 +326,7 @@ def _transitions(T, pot, a, b, dist, nl):
                     pot2 = pot - swing
                     a2, b2 = (a + swing, b) if loser_is_leader else (a, b + swing)
                     if pot2 == 0 and (a2 == 0 or b2 == 0):
-                        yield pr, None, b2 == 0
+                        yield pr, None, a2 == 0
                         continue
                 else:
                     pot2 = 0
@@ -384,3 +413,55 @@ def _expected_rounds(variant, V, lead, foll, tables, max_pay, nl) -> np.ndarray:
 def optimal_policy(variant: Variant) -> Policy:
     """The exact optimal 2-player policy of ``variant``, ready for :func:`four21sim.simulate`."""
     return solve(variant).policy()
+
+
+def evaluate(variant: Variant, policies) -> dict:
+    """Exact P(seat 0 wins) and expected rounds when two table policies play each other.
+
+    Seat 0 plays ``policies[0]``, seat 1 ``policies[1]`` (names or Policy
+    objects; ``random`` is not a table policy and cannot be evaluated exactly).
+    The fixed decisions turn the game into a Markov chain over (pot, tokens of
+    seat 0, tokens of seat 1, leader), solved as one linear system.
+    """
+    from .simulate import resolve_policies
+    pols = resolve_policies(variant, 2, list(policies))
+    for p in pols:
+        if p.kind != "table":
+            raise ValueError(f"policies: {p.name!r} is not a table policy; allowed: sec, chase421, greedy, "
+                             "table-aware, optimal")
+    T = variant.tokens
+    if T > MAX_SOLVER_TOKENS:
+        raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
+    tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
+    max_pay = int(max(t[1].max() for t in tables))
+    nl = ("loser", "winner", "next_seat").index(variant.next_leader)
+    states = [(pot, t0, T - pot - t0, ld) for pot in range(T + 1) for t0 in range(T + 1 - pot) for ld in (0, 1)
+              if not (pot == 0 and (t0 == 0 or t0 == T))]
+    idx = {s: i for i, s in enumerate(states)}
+    n = len(states)
+    A = np.eye(n)
+    win = np.zeros(n)
+    rounds = np.ones(n)
+
+    def ctx(pot, own, pol):
+        return pot * (T + 1) + own if pol.ctx_mode == 1 else 0
+
+    for i, (pot, t0, t1, ld) in enumerate(states):
+        a, b = (t0, t1) if ld == 0 else (t1, t0)
+        pl, pf = pols[ld], pols[1 - ld]
+        lead_dec = pl.lead[ctx(pot, a, pl)].astype(np.int64)
+        foll_dec = pf.foll[ctx(pot, b, pf)].astype(np.int64)
+        dist = _outcome_dist(variant, pot, lead_dec, foll_dec, tables, max_pay)
+        for pr, nxt, same in _transitions(T, pot, a, b, dist, nl):
+            if nxt is None:  # 'same' is True when the round's leader won the game
+                if (ld == 0) == bool(same):
+                    win[i] += pr
+                continue
+            pot2, x, y = nxt  # x: tokens of the next leader
+            next_leader = ld if same else 1 - ld
+            s0, s1 = (x, y) if next_leader == 0 else (y, x)
+            A[i, idx[(pot2, s0, s1, next_leader)]] -= pr
+    p = np.linalg.solve(A, win)
+    r = np.linalg.solve(A, rounds)
+    start = idx[(T, 0, 0, 0)]
+    return {"p_seat0": float(p[start]), "expected_rounds": float(r[start])}
