@@ -57,9 +57,12 @@ def pending_tasks(study: Study, configs, out: Path, warn: Callable[[str], None] 
     return pending, done
 
 
-def run_study_tasks(study: Study, configs, out: Path, workers: int = 1, scheduler: str | None = None,
+def run_study_tasks(study: Study, configs, out: Path, workers: int = 1, client=None,
                     progress: Callable[[int], None] | None = None, warn=None) -> dict:
-    """Run every pending task of ``study``; returns timing information."""
+    """Run every pending task of ``study``; returns timing information.
+
+    ``client``: a connected Dask client to run the tasks on (else local processes).
+    """
     pending, done_before = pending_tasks(study, configs, out, warn)
     t0 = time.perf_counter()
     games_run = 0
@@ -72,9 +75,9 @@ def run_study_tasks(study: Study, configs, out: Path, workers: int = 1, schedule
             progress(task.games)
 
     if pending:
-        if scheduler:
+        if client is not None:
             from .dask_executor import run_on_dask
-            run_on_dask(scheduler, pending, configs, study.seed, finished)
+            run_on_dask(client, pending, configs, study.seed, finished)
         elif workers <= 1:
             for t in pending:
                 finished(t, run_task(configs[t.config], study.seed, t.first_game, t.games))

@@ -165,6 +165,21 @@ def run_sweep(study: Study, out: Path, workers: int = 1, scheduler: str | None =
         check_scheduler(scheduler)
     out = Path(out)
     configs, skipped = prepare(study, out)
+    client = cluster = None
+    if scheduler is not None:  # connect before writing anything: an unreachable scheduler writes nothing
+        from .dask_executor import close, open_client
+        client, cluster = open_client(scheduler)
+    try:
+        return _run_prepared(study, out, configs, skipped, workers, scheduler, client, quiet, command)
+    finally:
+        if client is not None:
+            close(client, cluster)
+
+
+def _run_prepared(study, out, configs, skipped, workers, scheduler, client, quiet, command) -> dict:
+    from .atomic import write_text_atomic
+    from .runner import pending_tasks, run_study_tasks
+
     started = _dt.datetime.now(_dt.timezone.utc)
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "study.json", json.dumps({"fingerprint": study.fingerprint(),
@@ -185,11 +200,10 @@ def run_sweep(study: Study, out: Path, workers: int = 1, scheduler: str | None =
 
     t0 = time.perf_counter()
     try:
-        from .runner import pending_tasks
         _, done = pending_tasks(study, configs, out)
         if bar is not None:
             bar.update(done)
-        info = run_study_tasks(study, configs, out, workers, scheduler, progress, warn)
+        info = run_study_tasks(study, configs, out, workers, client, progress, warn)
     finally:
         if bar is not None:
             bar.close()
