@@ -156,13 +156,13 @@ def _compile_heuristic(name: str, variant: Variant) -> Policy:
 def median_hand(ranking: str) -> int:
     """The weakest hand that a fresh throw of three dice beats with probability at most 1/2."""
     order = dice.ORDER[dice.ranking_index(ranking)]
-    dist = dice.throw_distribution()
-    above = 0
-    for h in order:  # best first: 'above' is P(a fresh throw ranks strictly above h)
-        if above > 0.5:
+    counts = dice.THROW_COUNTS[dice.EMPTY_KEEP]  # out of 216: exact, no rounding at the 1/2 boundary
+    above = 0  # throws ranking strictly above h
+    for h in order:  # best first
+        if 2 * above > 216:
             break
         best = int(h)
-        above += float(dist.get(int(h), 0))
+        above += int(counts[h])
     return best
 
 

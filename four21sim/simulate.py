@@ -177,7 +177,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     players = _check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
     games = _check_int("games", games, 1)
     seed = _check_int("seed", seed, 0, 2**64 - 1)
-    first_game = _check_int("first_game", first_game, 0)
+    first_game = _check_int("first_game", first_game, 0, 2**63 - 1 - games)
     block = _check_int("block", block, 1)
     max_rounds = _check_int("max_rounds", max_rounds, 1)
     if records and games > MAX_RECORD_GAMES:
