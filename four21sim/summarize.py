@@ -120,7 +120,10 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
                          fpa_exact=(ex["p_seat0_exact"] - 0.5) if ex else math.nan,
                          max_seat_deviation=float(np.max(np.abs(seats.win_share - 1 / n)) * n),
                          seat_uniformity_chi2=stat, seat_uniformity_p=chi2_sf(stat, n - 1),
+                         fpa_se=(hi - lo) / (2 * Z95),
                          mean_rounds=float(mm.loc["mean_rounds", "value"]),
+                         mean_rounds_se=float(mm.loc["mean_rounds", "ci_high"] - mm.loc["mean_rounds", "ci_low"])
+                         / (2 * Z95),
                          mean_rounds_exact=ex["expected_rounds_exact"] if ex else math.nan,
                          p_decided_in_charge=float(mm.loc["p_decided_in_charge", "value"]),
                          mean_swing_round=float(mm.loc["mean_swing_round", "value"]),
