@@ -130,12 +130,22 @@ def _ctx(pk, p, pot, own, tokens):
 
 @njit(**JIT)
 def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
-              rs, ri, tok, out, place, order, hand_of, thr_of, key_of, tied, tokc,
+              rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
               c_misc, c_win, c_lose, c_place, c_rc, c_rd, c_rt, c_pay, c_gsw, c_tokc,
               c_catw, c_catl, c_count, rec, r):
+    # the variant in locals: stores into the counters cannot alias them
     T = prm[P_TOKENS]
     exact = prm[P_EXACT] == 1
     ftw = prm[P_FTW] == 1
+    l_charge = prm[P_CHARGE_THROWS]
+    l_decharge = prm[P_DECHARGE_THROWS]
+    cum_charge = prm[P_CUM_CHARGE] == 1
+    cum_decharge = prm[P_CUM_DECHARGE] == 1
+    nenette_min = prm[P_NENETTE_MIN]
+    rescue_on = prm[P_RESCUE] == 1
+    nl_rule = prm[P_NEXT_LEADER]
+    last_holder = prm[P_END] == 1
+    max_rounds = prm[P_MAX_ROUNDS]
     rs[0] = game_key(seedmix, g)
     rs[1] = _U(0)
     rs[2] = _U(0)
@@ -156,7 +166,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
     hev = _U(0)
     runaway = False
     while True:
-        if rounds_c + rounds_d >= prm[P_MAX_ROUNDS]:
+        if rounds_c + rounds_d >= max_rounds:
             runaway = True
             break
         # playing order
@@ -169,7 +179,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
             s += 1
             if s == n:
                 s = 0
-        L = prm[P_CHARGE_THROWS] if phase == 0 else prm[P_DECHARGE_THROWS]
+        L = l_charge if phase == 0 else l_decharge
         # the leader
         p = seat_pol[leader]
         h = throw3(rs, ri)
@@ -205,7 +215,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
                             k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
                     else:
                         k = foll[pk[p, K_FOLL_OFF]
-                                 + (((ctx * _NH + worst) * 3 + (count - 1)) * 2 + (made - 1)) * _NH + h]
+                                 + ((ctx * _NH + worst) * 3 + (count + made - 3)) * _NH + h]
                     if k == _FULL + h:
                         break
                     h = rethrow(k, rs, ri)
@@ -216,7 +226,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
                 worst = h
         # order of the round
         rescue = False
-        if prm[P_RESCUE] == 1:
+        if rescue_on:
             comb = False
             has221 = False
             for j in range(m):
@@ -225,79 +235,89 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
                 if hand_of[j] == _H221:
                     has221 = True
             rescue = has221 and not comb
-        for j in range(m):
-            extra = thr_of[j] if ftw else 0
-            if rescue and hand_of[j] == _H221:
-                key_of[j] = extra - 4
-            else:
-                key_of[j] = 4 * rank[hand_of[j]] + extra
-        # loser: highest key, roll-offs keep the worst rank
-        top = key_of[0]
-        for j in range(1, m):
-            if key_of[j] > top:
-                top = key_of[j]
-        nt = 0
-        for j in range(m):
-            if key_of[j] == top:
-                tied[nt] = j
-                nt += 1
-        while nt > 1:
-            best = -1
-            for i in range(nt):
-                rk = rank[throw3(rs, ri)]
-                key_of[tied[i]] = rk  # key_of is rebuilt below; reuse as scratch
-                if rk > best:
-                    best = rk
-            nn = 0
-            for i in range(nt):
-                if key_of[tied[i]] == best:
-                    tied[nn] = tied[i]
-                    nn += 1
-            nt = nn
-        jl = tied[0]
-        # keys again (roll-offs used the scratch), then the winner among the others
-        for j in range(m):
-            extra = thr_of[j] if ftw else 0
-            if rescue and hand_of[j] == _H221:
-                key_of[j] = extra - 4
-            else:
-                key_of[j] = 4 * rank[hand_of[j]] + extra
+        top = -(1 << 30)
         low = 1 << 30
+        ntop = 0
+        nlow = 0
+        jl = 0
+        jw = 0
         for j in range(m):
-            if j != jl and key_of[j] < low:
-                low = key_of[j]
-        nt = 0
-        for j in range(m):
-            if j != jl and key_of[j] == low:
-                tied[nt] = j
-                nt += 1
-        while nt > 1:
-            best = 1 << 30
-            for i in range(nt):
-                rk = rank[throw3(rs, ri)]
-                key_of[tied[i]] = rk
-                if rk < best:
-                    best = rk
-            nn = 0
-            for i in range(nt):
-                if key_of[tied[i]] == best:
-                    tied[nn] = tied[i]
-                    nn += 1
-            nt = nn
-        jw = tied[0]
+            extra = thr_of[j] if ftw else 0
+            if rescue and hand_of[j] == _H221:
+                kj = extra - 4
+            else:
+                kj = 4 * rank[hand_of[j]] + extra
+            key_of[j] = kj
+            if kj > top:
+                top = kj
+                ntop = 1
+                jl = j
+            elif kj == top:
+                ntop += 1
+            if kj < low:
+                low = kj
+                nlow = 1
+                jw = j
+            elif kj == low:
+                nlow += 1
+        if ntop > 1 or nlow > 1 or top == low:
+            # ties: the loser first (highest key, roll-offs keep the worst rank), then
+            # the winner among the others (lowest key, roll-offs keep the best rank)
+            nt = 0
+            for j in range(m):
+                if key_of[j] == top:
+                    tied[nt] = j
+                    nt += 1
+            while nt > 1:
+                best = -1
+                for i in range(nt):
+                    rk = rank[throw3(rs, ri)]
+                    roll[tied[i]] = rk
+                    if rk > best:
+                        best = rk
+                nn = 0
+                for i in range(nt):
+                    if roll[tied[i]] == best:
+                        tied[nn] = tied[i]
+                        nn += 1
+                nt = nn
+            jl = tied[0]
+            low = 1 << 30
+            for j in range(m):
+                if j != jl and key_of[j] < low:
+                    low = key_of[j]
+            nt = 0
+            for j in range(m):
+                if j != jl and key_of[j] == low:
+                    tied[nt] = j
+                    nt += 1
+            while nt > 1:
+                best = 1 << 30
+                for i in range(nt):
+                    rk = rank[throw3(rs, ri)]
+                    roll[tied[i]] = rk
+                    if rk < best:
+                        best = rk
+                nn = 0
+                for i in range(nt):
+                    if roll[tied[i]] == best:
+                        tied[nn] = tied[i]
+                        nn += 1
+                nt = nn
+            jw = tied[0]
         loser = order[jl]
         winner = order[jw]
         # payout
         hw = hand_of[jw]
         pay = 4 if (rescue and hw == _H221) else value[hw]
-        if (phase == 0 and prm[P_CUM_CHARGE] == 1) or (phase == 1 and prm[P_CUM_DECHARGE] == 1):
+        if (phase == 0 and cum_charge) or (phase == 1 and cum_decharge):
             for j in range(m):
                 if j != jw:
                     v = 4 if (rescue and hand_of[j] == _H221) else value[hand_of[j]]
                     if v >= 2:
                         pay += v
-        if hand_of[jl] == _H221 and pay < prm[P_NENETTE_MIN]:
-            pay = prm[P_NENETTE_MIN]
+        if hand_of[jl] == _H221 and pay < nenette_min:
+            pay = nenette_min
         if phase == 0:
             swing = pay if pay < pot else pot
             pot -= swing
@@ -333,13 +353,12 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
                 out[winner] = 1
                 place[winner] = nout
                 nout += 1
-        if prm[P_END] == 0:
+        if not last_holder:
             if nout > 0:
                 break
         elif n - nout <= 1:
             break
         # next leader
-        nl_rule = prm[P_NEXT_LEADER]
         if nl_rule == 0:
             nl = loser
         elif nl_rule == 1:
@@ -366,7 +385,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
         win_mask = 0
         lose_mask = 0
         for s in range(n):
-            if prm[P_END] == 0:
+            if not last_holder:
                 is_win = out[s] == 1
                 is_lose = out[s] == 0 and tok[s] == most
             else:
@@ -433,6 +452,7 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
         hand_of = np.zeros(n, dtype=np.int64)
         thr_of = np.zeros(n, dtype=np.int64)
         key_of = np.zeros(n, dtype=np.int64)
+        roll = np.zeros(n, dtype=np.int64)
         tied = np.zeros(n, dtype=np.int64)
         tokc = np.zeros(n, dtype=np.int64)
         lo = b * block
@@ -443,5 +463,5 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
         for i in range(lo, hi):
             r = i if record else -1
             play_game(seedmix, first_game + i, n, prm, rank, value, pk, lead, foll, seat_pol,
-                      rs, ri, tok, out, place, order, hand_of, thr_of, key_of, tied, tokc,
+                      rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
                       cm, cw, cl, cp, crc, crd, crt, cpay, cgsw, ctok, ccw, ccl, ccnt, rec, r)

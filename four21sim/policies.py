@@ -52,7 +52,7 @@ from .variants import Variant
 __all__ = ["Policy", "POLICY_NAMES", "compile_policy", "table_policy", "check_policy"]
 
 POLICY_NAMES = ("sec", "chase421", "greedy", "table-aware", "random", "optimal")
-KEEP_DTYPE = np.int16
+KEEP_DTYPE = np.int8  # keep indices are 0..83
 _NH = dice.N_HANDS
 
 
@@ -66,7 +66,7 @@ class Policy:
     kind : {'table', 'random'}
     ctx_mode : int
         0: decisions ignore the token state; 1: indexed by ``pot * (tokens+1) + own``.
-    lead, foll : ndarray of int16
+    lead, foll : ndarray of int8
         Decision tables (see the module docstring); empty for ``random``.
     variant : Variant
         The variant the tables were built for.

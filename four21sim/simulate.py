@@ -96,12 +96,14 @@ def _pack_policies(policies: Sequence[Policy]):
         pk[i, K.K_LEAD_OFF] = lo
         pk[i, K.K_FOLL_OFF] = fo
         lead = pol.lead.ravel()
-        foll = pol.foll.ravel()
+        # the kernel's follower layout keeps only the (count, made) pairs that occur,
+        # (2,1), (3,1), (3,2) as slot count+made-3: half the memory, fewer cache misses
+        foll = np.ascontiguousarray(pol.foll[:, :, [1, 2, 2], [0, 0, 1], :]).ravel()
         leads.append(lead)
         folls.append(foll)
         lo += lead.size
         fo += foll.size
-    return (pk, np.concatenate(leads).astype(np.int16), np.concatenate(folls).astype(np.int16),
+    return (pk, np.concatenate(leads).astype(np.int8), np.concatenate(folls).astype(np.int8),
             np.asarray(seat_pol, dtype=np.int64))
 
 

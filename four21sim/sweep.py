@@ -181,7 +181,10 @@ def _run_prepared(study, out, configs, skipped, workers, scheduler, client, quie
     from .runner import pending_tasks, run_study_tasks
 
     started = _dt.datetime.now(_dt.timezone.utc)
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # _check_out cannot foresee every failure (e.g. /proc/x as root): still one line, exit 2
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out: {str(out)!r} cannot be created ({exc.strerror or exc})") from None
     write_text_atomic(out / "study.json", json.dumps({"fingerprint": study.fingerprint(),
                                                      "study": study.to_dict()}, indent=2))
     total = len(configs) * study.games
