@@ -122,6 +122,26 @@ def fill_dice(seed, games, out):
 
 # ------------------------------------------------------------- one game
 @njit(inline="always", **JIT)
+def _roll_off(tied, nt, sign, rank, roll, rs, ri):
+    """Players tied[:nt] throw once each, in order; those with the worst (sign=1) or best
+    (sign=-1) rank stay tied; repeat. Returns the one left."""
+    while nt > 1:
+        best = -(1 << 30)
+        for i in range(nt):
+            rk = sign * rank[throw3(rs, ri)]
+            roll[tied[i]] = rk
+            if rk > best:
+                best = rk
+        nn = 0
+        for i in range(nt):
+            if roll[tied[i]] == best:
+                tied[nn] = tied[i]
+                nn += 1
+        nt = nn
+    return tied[0]
+
+
+@njit(inline="always", **JIT)
 def _ctx(pk, p, pot, own, tokens):
     if pk[p, K_CTX] == 1:
         return pot * (tokens + 1) + own
@@ -268,20 +288,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
                 if key_of[j] == top:
                     tied[nt] = j
                     nt += 1
-            while nt > 1:
-                best = -1
-                for i in range(nt):
-                    rk = rank[throw3(rs, ri)]
-                    roll[tied[i]] = rk
-                    if rk > best:
-                        best = rk
-                nn = 0
-                for i in range(nt):
-                    if roll[tied[i]] == best:
-                        tied[nn] = tied[i]
-                        nn += 1
-                nt = nn
-            jl = tied[0]
+            jl = _roll_off(tied, nt, 1, rank, roll, rs, ri)
             low = 1 << 30
             for j in range(m):
                 if j != jl and key_of[j] < low:
@@ -291,20 +298,7 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
                 if j != jl and key_of[j] == low:
                     tied[nt] = j
                     nt += 1
-            while nt > 1:
-                best = 1 << 30
-                for i in range(nt):
-                    rk = rank[throw3(rs, ri)]
-                    roll[tied[i]] = rk
-                    if rk < best:
-                        best = rk
-                nn = 0
-                for i in range(nt):
-                    if roll[tied[i]] == best:
-                        tied[nn] = tied[i]
-                        nn += 1
-                nt = nn
-            jw = tied[0]
+            jw = _roll_off(tied, nt, -1, rank, roll, rs, ri)
         loser = order[jl]
         winner = order[jw]
         # payout

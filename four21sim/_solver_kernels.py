@@ -158,6 +158,32 @@ def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_p
 
 
 @njit(**JIT)
+def _final_hands(limit, dec, cur, nxt, fin):
+    """Add to ``fin[made-1, h]`` the probability of stopping on h after ``made`` throws,
+    for a player throwing at most ``limit`` times with decisions ``dec[made-1, h]``."""
+    for h in range(_NH):
+        cur[h] = _P0[h]
+    for made in range(1, limit + 1):
+        for h in range(_NH):
+            nxt[h] = 0.0
+        for h in range(_NH):
+            m = cur[h]
+            if m == 0.0:
+                continue
+            if made == limit:
+                fin[made - 1, h] += m
+                continue
+            k = dec[made - 1, h]
+            if k == _FULL + h:
+                fin[made - 1, h] += m
+            else:
+                for i in range(_KT_START[k], _KT_START[k + 1]):
+                    nxt[_KT_HAND[i]] += m * _KT_PROB[i]
+        for h in range(_NH):
+            cur[h] = nxt[h]
+
+
+@njit(**JIT)
 def round_outcomes(L, lead_dec, foll_dec, out_code, out_pay, max_pay, dist):
     """Distribution of the round's outcome under fixed decisions.
 
@@ -165,30 +191,15 @@ def round_outcomes(L, lead_dec, foll_dec, out_code, out_pay, max_pay, dist):
     follower loses, tie).
     """
     dist[:, :] = 0.0
-    # the leader's final (hand, count) distribution, forward
     cur = np.empty(_NH)
     nxt = np.empty(_NH)
+    dec = np.empty((3, _NH), dtype=np.int64)
+    # the leader's final (hand, count) distribution; its decision after 'made' throws
+    # is lead_dec[L - made - 1]
     fin_l = np.zeros((3, _NH))
-    for h in range(_NH):
-        cur[h] = _P0[h]
-    for made in range(1, L + 1):
-        for h in range(_NH):
-            nxt[h] = 0.0
-        for h in range(_NH):
-            m = cur[h]
-            if m == 0.0:
-                continue
-            if made == L:
-                fin_l[made - 1, h] += m
-                continue
-            k = lead_dec[L - made - 1, h]
-            if k == _FULL + h:
-                fin_l[made - 1, h] += m
-            else:
-                for i in range(_KT_START[k], _KT_START[k + 1]):
-                    nxt[_KT_HAND[i]] += m * _KT_PROB[i]
-        for h in range(_NH):
-            cur[h] = nxt[h]
+    for made in range(1, L):
+        dec[made - 1] = lead_dec[L - made - 1]
+    _final_hands(L, dec, cur, nxt, fin_l)
     fin_f = np.zeros((3, _NH))
     for c in range(1, L + 1):
         for hL in range(_NH):
@@ -196,26 +207,9 @@ def round_outcomes(L, lead_dec, foll_dec, out_code, out_pay, max_pay, dist):
             if mL == 0.0:
                 continue
             fin_f[:, :] = 0.0
-            for h in range(_NH):
-                cur[h] = _P0[h]
-            for made in range(1, c + 1):
-                for h in range(_NH):
-                    nxt[h] = 0.0
-                for h in range(_NH):
-                    m = cur[h]
-                    if m == 0.0:
-                        continue
-                    if made == c:
-                        fin_f[made - 1, h] += m
-                        continue
-                    k = foll_dec[hL, c - 1, made - 1, h]
-                    if k == _FULL + h:
-                        fin_f[made - 1, h] += m
-                    else:
-                        for i in range(_KT_START[k], _KT_START[k + 1]):
-                            nxt[_KT_HAND[i]] += m * _KT_PROB[i]
-                for h in range(_NH):
-                    cur[h] = nxt[h]
+            for made in range(1, c):
+                dec[made - 1] = foll_dec[hL, c - 1, made - 1]
+            _final_hands(c, dec, cur, nxt, fin_f)
             for f in range(1, c + 1):
                 for h in range(_NH):
                     m = fin_f[f - 1, h]

@@ -16,7 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from .study import Study
-from .tasks import Task, make_tasks, part_path, read_part, run_task, write_part
+from .tasks import Task, make_tasks, part_keys, part_path, read_part, run_task, write_part
 
 __all__ = ["run_study_tasks", "warm_up", "pending_tasks"]
 
@@ -47,7 +47,7 @@ def pending_tasks(study: Study, configs, out: Path, warn: Callable[[str], None] 
     for t in tasks:
         path = part_path(out, configs[t.config], t.block)
         if path.exists():
-            if read_part(path) is not None:
+            if read_part(path, part_keys(configs[t.config])) is not None:
                 done += t.games
                 continue
             if warn:

@@ -35,7 +35,7 @@ import pandas as pd
 from .simulate import SimulationResult
 from .stats import Z95
 from .study import Config, Study
-from .tasks import SHARE_UNIT, make_tasks, part_path, read_part
+from .tasks import SHARE_UNIT, make_tasks, part_keys, part_path, read_part
 
 __all__ = ["merge_parts", "build_tables", "chi2_sf", "REFERENCE_LINEUP"]
 
@@ -66,7 +66,7 @@ def merge_parts(study: Study, configs: list[Config], out: Path) -> list[dict]:
     merged: list[dict | None] = [None] * len(configs)
     for t in make_tasks(len(configs), study.games, study.task_games):
         path = part_path(out, configs[t.config], t.block)
-        part = read_part(path)
+        part = read_part(path, part_keys(configs[t.config]))
         if part is None:
             raise RuntimeError(f"part file {path} is missing or unreadable: the run is incomplete; "
                                "run the same command again to finish it")

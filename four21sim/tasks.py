@@ -13,17 +13,17 @@ the tasks in flight; running it again skips every part already on disk.
 from __future__ import annotations
 
 import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .atomic import atomic_path, write_text_atomic  # noqa: F401  (re-exported)
-from .simulate import simulate
+from .simulate import _COUNTERS, simulate
 from .study import Config
 
-__all__ = ["Task", "make_tasks", "run_task", "part_path", "write_part", "read_part", "SHARE_UNIT"]
+__all__ = ["Task", "make_tasks", "run_task", "part_path", "write_part", "read_part", "part_keys",
+           "SHARE_UNIT"]
 
 SHARE_UNIT = 840  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
 _RECORD_CHUNK = 200_000
@@ -100,12 +100,23 @@ def write_part(path: Path, counters: dict) -> None:
             os.fsync(f.fileno())
 
 
-def read_part(path: Path) -> dict | None:
-    """The counters of a part file, or None if it is missing or unreadable (corrupt)."""
+def part_keys(config: Config) -> frozenset[str]:
+    """The names of the counters in a part file of ``config``."""
+    if config.lineup.kind == "one":
+        return frozenset(("one_games", "one_sum", "one_sumsq", "one_by_seat"))
+    return frozenset(_COUNTERS)
+
+
+def read_part(path: Path, keys=None) -> dict | None:
+    """The counters of a part file, or None if it is missing or unreadable (corrupt), or if ``keys``
+    is given and the file does not hold exactly those counters (a damaged zip directory, a foreign file)."""
     try:
         with np.load(path) as z:
-            return {k: z[k] for k in z.files}
+            part = {k: z[k] for k in z.files}
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError):
+    except Exception:  # noqa: BLE001  any damage: zipfile/numpy raise many kinds (NotImplementedError, ...)
         return None
+    if keys is not None and set(part) != set(keys):
+        return None
+    return part
