@@ -141,6 +141,17 @@ def score_figure(scores: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def _annotate(ax, im, values, text, fontsize):
+    """Write each cell's text in black or white, whichever reads better on its colour."""
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            if text[i][j] == "" or not np.isfinite(values[i, j]):
+                continue
+            r, g, b, _ = im.cmap(im.norm(values[i, j]))
+            ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=fontsize, color=ink)
+
+
 def tournament_heatmap(df: pd.DataFrame) -> plt.Figure:
     """Row policy's score against the column policy (from :func:`four21sim.tournament.tournament`)."""
     names = list(dict.fromkeys(list(df["policy_a"]) + list(df["policy_b"])))
@@ -151,10 +162,7 @@ def tournament_heatmap(df: pd.DataFrame) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 1.0 * len(names) + 1.5))
     span = np.nanmax(np.abs(mat - fair)) if np.isfinite(mat).any() else 1
     im = ax.imshow(mat, cmap="RdBu", vmin=fair - span, vmax=fair + span)
-    for i in range(len(names)):
-        for j in range(len(names)):
-            if np.isfinite(mat[i, j]):
-                ax.text(j, i, f"{mat[i, j]:.1f}", ha="center", va="center", fontsize=8)
+    _annotate(ax, im, mat, [[f"{x:.1f}" if np.isfinite(x) else "" for x in row] for row in mat], 8)
     ax.set_xticks(range(len(names)), names, rotation=30)
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("opponents' policy")
@@ -165,14 +173,14 @@ def tournament_heatmap(df: pd.DataFrame) -> plt.Figure:
 
 
 def policy_heatmap(values: np.ndarray, row_labels, col_labels, title: str, cell_text=None,
-                   cmap: str = "viridis", label: str = "") -> plt.Figure:
+                   cmap: str = "viridis", label: str = "", vmin=None, vmax=None,
+                   fontsize: int = 6) -> plt.Figure:
     """A labelled heatmap (used for keep tables and win probabilities in the notebooks)."""
+    values = np.asarray(values, dtype=float)
     fig, ax = plt.subplots(figsize=(1.1 * len(col_labels) + 2.5, 0.28 * len(row_labels) + 1.5))
-    im = ax.imshow(values, aspect="auto", cmap=cmap)
+    im = ax.imshow(values, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
     if cell_text is not None:
-        for i in range(values.shape[0]):
-            for j in range(values.shape[1]):
-                ax.text(j, i, cell_text[i][j], ha="center", va="center", fontsize=6, color="white")
+        _annotate(ax, im, values, cell_text, fontsize)
     ax.set_xticks(range(len(col_labels)), col_labels)
     ax.set_yticks(range(len(row_labels)), row_labels, fontsize=6)
     fig.colorbar(im, ax=ax, label=label)

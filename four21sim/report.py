@@ -88,7 +88,7 @@ def _exact_check(tables) -> list[str]:
     """Simulation against the solver's exact 2-player values, with z-scores and 99.9% verdicts."""
     fair, skill = tables["fairness"], tables["skill"]
     rows = []
-    for r in fair[fair["fpa_exact"].notna()].itertuples():
+    for r in (fair[fair["fpa_exact"].notna()].itertuples() if not fair.empty else []):
         z1 = (r.first_player_advantage - r.fpa_exact) / r.fpa_se if r.fpa_se > 0 else 0.0
         z2 = (r.mean_rounds - r.mean_rounds_exact) / r.mean_rounds_se if r.mean_rounds_se > 0 else 0.0
         rows.append({"variant": r.variant, "line-up": r.lineup, "games": f"{r.games:,}",

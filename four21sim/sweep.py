@@ -203,7 +203,7 @@ def _run_prepared(study, out, configs, skipped, workers, scheduler, client, quie
 
     t0 = time.perf_counter()
     try:
-        _, done = pending_tasks(study, configs, out)
+        _, done = pending_tasks(study, configs, out, warn)  # warns (once) of a corrupt part it removes
         if bar is not None:
             bar.update(done)
         info = run_study_tasks(study, configs, out, workers, client, progress, warn)
