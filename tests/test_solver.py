@@ -161,3 +161,15 @@ def test_head_to_head_with_more_players_and_the_best_response_stand_in():
     br = best_response_threshold(v, players=3, games=4000, candidates=4, rounds=2)
     assert set(br.columns) >= {"round", "threshold", "score", "ci_low", "ci_high"}
     assert br.attrs["final_threshold"] in set(br["threshold"])
+
+
+def test_runaway_games_are_reported_not_cut():
+    # classic with 2 'sec' players lasts 21.25 rounds on average (exact, tests/markov.py):
+    # with a limit of 3 rounds most games run away, and simulate says so
+    v = Variant.from_preset("classic")
+    with pytest.raises(RuntimeError, match="max_rounds=3"):
+        simulate(v, 2, "sec", games=1000, seed=1, max_rounds=3)
+    res = simulate(v, 2, "sec", games=1000, seed=1, max_rounds=3, check_runaway=False)
+    assert 0 < res.runaways <= 1000
+    assert res.finished == 1000 - res.runaways
+    assert int(res.counters["misc"][0]) == 1000
