@@ -149,10 +149,12 @@ def _ctx(pk, p, pot, own, tokens):
 
 
 @njit(**JIT)
-def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
+def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
               rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
               c_misc, c_win, c_lose, c_place, c_rc, c_rd, c_rt, c_pay, c_gsw, c_tokc,
-              c_catw, c_catl, c_count, rec, r):
+              c_catw, c_catl, c_count, rec):
+    """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1`` into the counters ``c_*``;
+    with ``record``, game ``first_game + i`` also fills row ``i`` of ``rec``."""
     # the variant in locals: stores into the counters cannot alias them
     T = prm[P_TOKENS]
     exact = prm[P_EXACT] == 1
@@ -166,270 +168,274 @@ def play_game(seedmix, g, n, prm, rank, value, pk, lead, foll, seat_pol,
     nl_rule = prm[P_NEXT_LEADER]
     last_holder = prm[P_END] == 1
     max_rounds = prm[P_MAX_ROUNDS]
-    rs[0] = game_key(seedmix, g)
-    rs[1] = _U(0)
-    rs[2] = _U(0)
-    ri[0] = BIT_BUDGET
-    ri[1] = 0
-    for s in range(n):
-        tok[s] = 0
-        out[s] = 0
-        place[s] = -1
-        tokc[s] = 0
-    pot = T
-    phase = 0
-    leader = 0
-    nout = 0
-    rounds_c = 0
-    rounds_d = 0
-    gswing = 0
-    hev = _U(0)
-    runaway = False
-    while True:
-        if rounds_c + rounds_d >= max_rounds:
-            runaway = True
-            break
-        # playing order
-        m = 0
-        s = leader
-        for _ in range(n):
-            if out[s] == 0:
-                order[m] = s
-                m += 1
-            s += 1
-            if s == n:
-                s = 0
-        L = l_charge if phase == 0 else l_decharge
-        # the leader
-        p = seat_pol[leader]
-        h = throw3(rs, ri)
-        made = 1
-        if made < L:
-            ctx = _ctx(pk, p, pot, tok[leader], T)
-            while made < L:
-                if pk[p, K_KIND] == KIND_RANDOM:
-                    k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
-                else:
-                    k = lead[pk[p, K_LEAD_OFF] + (ctx * 2 + (L - made - 1)) * _NH + h]
-                if k == _FULL + h:
-                    break
-                h = rethrow(k, rs, ri)
-                made += 1
-        count = made
-        hand_of[0] = h
-        thr_of[0] = made
-        worst = h
-        # the followers
-        for j in range(1, m):
-            s = order[j]
-            p = seat_pol[s]
+    for i in range(lo, hi):
+        g = first_game + i
+        r = i if record else -1
+        rs[0] = game_key(seedmix, g)
+        rs[1] = _U(0)
+        rs[2] = _U(0)
+        ri[0] = BIT_BUDGET
+        ri[1] = 0
+        for s in range(n):
+            tok[s] = 0
+            out[s] = 0
+            place[s] = -1
+            tokc[s] = 0
+        pot = T
+        phase = 0
+        leader = 0
+        nout = 0
+        rounds_c = 0
+        rounds_d = 0
+        gswing = 0
+        hev = _U(0)
+        runaway = False
+        while True:
+            if rounds_c + rounds_d >= max_rounds:
+                runaway = True
+                break
+            # playing order
+            m = 0
+            s = leader
+            for _ in range(n):
+                if out[s] == 0:
+                    order[m] = s
+                    m += 1
+                s += 1
+                if s == n:
+                    s = 0
+            L = l_charge if phase == 0 else l_decharge
+            # the leader
+            p = seat_pol[leader]
             h = throw3(rs, ri)
             made = 1
-            if made < count:
-                ctx = _ctx(pk, p, pot, tok[s], T)
-                while made < count:
+            if made < L:
+                ctx = _ctx(pk, p, pot, tok[leader], T)
+                while made < L:
                     if pk[p, K_KIND] == KIND_RANDOM:
-                        if exact:
-                            k = _HAND_KEEPS[h, 1 + draw_small(rs, ri, _N_HAND_KEEPS[h] - 1)]
-                        else:
-                            k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
+                        k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
                     else:
-                        k = foll[pk[p, K_FOLL_OFF]
-                                 + ((ctx * _NH + worst) * 3 + (count + made - 3)) * _NH + h]
+                        k = lead[pk[p, K_LEAD_OFF] + (ctx * 2 + (L - made - 1)) * _NH + h]
                     if k == _FULL + h:
                         break
                     h = rethrow(k, rs, ri)
                     made += 1
-            hand_of[j] = h
-            thr_of[j] = made
-            if rank[h] > rank[worst]:
-                worst = h
-        # order of the round
-        rescue = False
-        if rescue_on:
-            comb = False
-            has221 = False
-            for j in range(m):
-                if _CATEGORY[hand_of[j]] <= 3:
-                    comb = True
-                if hand_of[j] == _H221:
-                    has221 = True
-            rescue = has221 and not comb
-        top = -(1 << 30)
-        low = 1 << 30
-        ntop = 0
-        nlow = 0
-        jl = 0
-        jw = 0
-        for j in range(m):
-            extra = thr_of[j] if ftw else 0
-            if rescue and hand_of[j] == _H221:
-                kj = extra - 4
-            else:
-                kj = 4 * rank[hand_of[j]] + extra
-            key_of[j] = kj
-            if kj > top:
-                top = kj
-                ntop = 1
-                jl = j
-            elif kj == top:
-                ntop += 1
-            if kj < low:
-                low = kj
-                nlow = 1
-                jw = j
-            elif kj == low:
-                nlow += 1
-        if ntop > 1 or nlow > 1 or top == low:
-            # ties: the loser first (highest key, roll-offs keep the worst rank), then
-            # the winner among the others (lowest key, roll-offs keep the best rank)
-            nt = 0
-            for j in range(m):
-                if key_of[j] == top:
-                    tied[nt] = j
-                    nt += 1
-            jl = _roll_off(tied, nt, 1, rank, roll, rs, ri)
+            count = made
+            hand_of[0] = h
+            thr_of[0] = made
+            worst = h
+            # the followers
+            for j in range(1, m):
+                s = order[j]
+                p = seat_pol[s]
+                h = throw3(rs, ri)
+                made = 1
+                if made < count:
+                    ctx = _ctx(pk, p, pot, tok[s], T)
+                    while made < count:
+                        if pk[p, K_KIND] == KIND_RANDOM:
+                            if exact:
+                                k = _HAND_KEEPS[h, 1 + draw_small(rs, ri, _N_HAND_KEEPS[h] - 1)]
+                            else:
+                                k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
+                        else:
+                            k = foll[pk[p, K_FOLL_OFF]
+                                     + ((ctx * _NH + worst) * 3 + (count + made - 3)) * _NH + h]
+                        if k == _FULL + h:
+                            break
+                        h = rethrow(k, rs, ri)
+                        made += 1
+                hand_of[j] = h
+                thr_of[j] = made
+                if rank[h] > rank[worst]:
+                    worst = h
+            # order of the round
+            rescue = False
+            if rescue_on:
+                comb = False
+                has221 = False
+                for j in range(m):
+                    if _CATEGORY[hand_of[j]] <= 3:
+                        comb = True
+                    if hand_of[j] == _H221:
+                        has221 = True
+                rescue = has221 and not comb
+            top = -(1 << 30)
             low = 1 << 30
+            ntop = 0
+            nlow = 0
+            jl = 0
+            jw = 0
             for j in range(m):
-                if j != jl and key_of[j] < low:
-                    low = key_of[j]
-            nt = 0
-            for j in range(m):
-                if j != jl and key_of[j] == low:
-                    tied[nt] = j
-                    nt += 1
-            jw = _roll_off(tied, nt, -1, rank, roll, rs, ri)
-        loser = order[jl]
-        winner = order[jw]
-        # payout
-        hw = hand_of[jw]
-        pay = 4 if (rescue and hw == _H221) else value[hw]
-        if (phase == 0 and cum_charge) or (phase == 1 and cum_decharge):
-            for j in range(m):
-                if j != jw:
-                    v = 4 if (rescue and hand_of[j] == _H221) else value[hand_of[j]]
-                    if v >= 2:
-                        pay += v
-        if hand_of[jl] == _H221 and pay < nenette_min:
-            pay = nenette_min
-        if phase == 0:
-            swing = pay if pay < pot else pot
-            pot -= swing
-        else:
-            swing = pay if pay < tok[winner] else tok[winner]
-            tok[winner] -= swing
-        tok[loser] += swing
-        gswing += swing
-        c_pay[swing if swing < N_SWING_BINS else N_SWING_BINS - 1] += 1
-        c_catw[_CATEGORY[hw]] += 1
-        c_catl[_CATEGORY[hand_of[jl]]] += 1
-        c_count[count - 1] += 1
-        if rescue:
-            c_misc[M_RESCUES] += 1
-        if r >= 0:
-            hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
-        # going out
-        if phase == 0:
-            rounds_c += 1
-            if pot == 0:
-                phase = 1
-                newly = 0
-                for s in range(n):
-                    tokc[s] = tok[s]
-                    if tok[s] == 0:
-                        out[s] = 1
-                        place[s] = nout
-                        newly += 1
-                nout += newly
-        else:
-            rounds_d += 1
-            if tok[winner] == 0:
-                out[winner] = 1
-                place[winner] = nout
-                nout += 1
-        if not last_holder:
-            if nout > 0:
-                break
-        elif n - nout <= 1:
-            break
-        # next leader
-        if nl_rule == 0:
-            nl = loser
-        elif nl_rule == 1:
-            nl = winner
-        else:
-            nl = leader + 1 if leader + 1 < n else 0
-        while out[nl] == 1:
-            nl = nl + 1 if nl + 1 < n else 0
-        leader = nl
-    # results
-    c_misc[M_GAMES] += 1
-    c_misc[M_DRAWS] += ri[1]
-    if runaway:
-        c_misc[M_RUNAWAY] += 1
-    else:
-        nwin = 0
-        nlose = 0
-        most = -1
-        for s in range(n):
-            if out[s] == 0:
-                place[s] = nout
-                if tok[s] > most:
-                    most = tok[s]
-        win_mask = 0
-        lose_mask = 0
-        for s in range(n):
-            if not last_holder:
-                is_win = out[s] == 1
-                is_lose = out[s] == 0 and tok[s] == most
+                extra = thr_of[j] if ftw else 0
+                if rescue and hand_of[j] == _H221:
+                    kj = extra - 4
+                else:
+                    kj = 4 * rank[hand_of[j]] + extra
+                key_of[j] = kj
+                if kj > top:
+                    top = kj
+                    ntop = 1
+                    jl = j
+                elif kj == top:
+                    ntop += 1
+                if kj < low:
+                    low = kj
+                    nlow = 1
+                    jw = j
+                elif kj == low:
+                    nlow += 1
+            if ntop > 1 or nlow > 1 or top == low:
+                # ties: the loser first (highest key, roll-offs keep the worst rank), then
+                # the winner among the others (lowest key, roll-offs keep the best rank)
+                nt = 0
+                for j in range(m):
+                    if key_of[j] == top:
+                        tied[nt] = j
+                        nt += 1
+                jl = _roll_off(tied, nt, 1, rank, roll, rs, ri)
+                low = 1 << 30
+                for j in range(m):
+                    if j != jl and key_of[j] < low:
+                        low = key_of[j]
+                nt = 0
+                for j in range(m):
+                    if j != jl and key_of[j] == low:
+                        tied[nt] = j
+                        nt += 1
+                jw = _roll_off(tied, nt, -1, rank, roll, rs, ri)
+            loser = order[jl]
+            winner = order[jw]
+            # payout
+            hw = hand_of[jw]
+            pay = 4 if (rescue and hw == _H221) else value[hw]
+            if (phase == 0 and cum_charge) or (phase == 1 and cum_decharge):
+                for j in range(m):
+                    if j != jw:
+                        v = 4 if (rescue and hand_of[j] == _H221) else value[hand_of[j]]
+                        if v >= 2:
+                            pay += v
+            if hand_of[jl] == _H221 and pay < nenette_min:
+                pay = nenette_min
+            if phase == 0:
+                swing = pay if pay < pot else pot
+                pot -= swing
             else:
-                is_win = out[s] == 1 and place[s] == 0
-                is_lose = out[s] == 0
-            if is_win:
-                win_mask |= 1 << s
-                nwin += 1
-            if is_lose:
-                lose_mask |= 1 << s
-                nlose += 1
-        for s in range(n):
-            if (win_mask >> s) & 1:
-                c_win[s, nwin] += 1
-            if (lose_mask >> s) & 1:
-                c_lose[s, nlose] += 1
-            c_place[s, place[s]] += 1
-            c_tokc[s, tokc[s]] += 1
-        rt = rounds_c + rounds_d
-        c_misc[M_ROUNDS_C] += rounds_c
-        c_misc[M_ROUNDS_D] += rounds_d
-        c_misc[M_ROUNDS] += rt
-        c_misc[M_ROUNDS_SQ] += rt * rt
-        c_misc[M_SWING] += gswing
-        c_misc[M_SWING_SQ] += gswing * gswing
-        if rounds_d == 0:
-            c_misc[M_DECIDED_CHARGE] += 1
-        c_rc[rounds_c if rounds_c < N_ROUND_BINS else N_ROUND_BINS - 1] += 1
-        c_rd[rounds_d if rounds_d < N_ROUND_BINS else N_ROUND_BINS - 1] += 1
-        c_rt[rt if rt < N_ROUND_BINS else N_ROUND_BINS - 1] += 1
-        c_gsw[gswing if gswing < N_GAME_SWING_BINS else N_GAME_SWING_BINS - 1] += 1
+                swing = pay if pay < tok[winner] else tok[winner]
+                tok[winner] -= swing
+            tok[loser] += swing
+            gswing += swing
+            c_pay[swing if swing < N_SWING_BINS else N_SWING_BINS - 1] += 1
+            c_catw[_CATEGORY[hw]] += 1
+            c_catl[_CATEGORY[hand_of[jl]]] += 1
+            c_count[count - 1] += 1
+            if rescue:
+                c_misc[M_RESCUES] += 1
+            if r >= 0:
+                hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
+            # going out
+            if phase == 0:
+                rounds_c += 1
+                if pot == 0:
+                    phase = 1
+                    newly = 0
+                    for s in range(n):
+                        tokc[s] = tok[s]
+                        if tok[s] == 0:
+                            out[s] = 1
+                            place[s] = nout
+                            newly += 1
+                    nout += newly
+            else:
+                rounds_d += 1
+                if tok[winner] == 0:
+                    out[winner] = 1
+                    place[winner] = nout
+                    nout += 1
+            if not last_holder:
+                if nout > 0:
+                    break
+            elif n - nout <= 1:
+                break
+            # next leader
+            if nl_rule == 0:
+                nl = loser
+            elif nl_rule == 1:
+                nl = winner
+            else:
+                nl = leader + 1 if leader + 1 < n else 0
+            while out[nl] == 1:
+                nl = nl + 1 if nl + 1 < n else 0
+            leader = nl
+        # results
+        c_misc[M_GAMES] += 1
+        c_misc[M_DRAWS] += ri[1]
+        if runaway:
+            c_misc[M_RUNAWAY] += 1
+        else:
+            nwin = 0
+            nlose = 0
+            most = -1
+            for s in range(n):
+                if out[s] == 0:
+                    place[s] = nout
+                    if tok[s] > most:
+                        most = tok[s]
+            win_mask = 0
+            lose_mask = 0
+            for s in range(n):
+                if not last_holder:
+                    is_win = out[s] == 1
+                    is_lose = out[s] == 0 and tok[s] == most
+                else:
+                    is_win = out[s] == 1 and place[s] == 0
+                    is_lose = out[s] == 0
+                if is_win:
+                    win_mask |= 1 << s
+                    nwin += 1
+                if is_lose:
+                    lose_mask |= 1 << s
+                    nlose += 1
+            for s in range(n):
+                if (win_mask >> s) & 1:
+                    c_win[s, nwin] += 1
+                if (lose_mask >> s) & 1:
+                    c_lose[s, nlose] += 1
+                c_place[s, place[s]] += 1
+                c_tokc[s, tokc[s]] += 1
+            rt = rounds_c + rounds_d
+            c_misc[M_ROUNDS_C] += rounds_c
+            c_misc[M_ROUNDS_D] += rounds_d
+            c_misc[M_ROUNDS] += rt
+            c_misc[M_ROUNDS_SQ] += rt * rt
+            c_misc[M_SWING] += gswing
+            c_misc[M_SWING_SQ] += gswing * gswing
+            if rounds_d == 0:
+                c_misc[M_DECIDED_CHARGE] += 1
+            c_rc[rounds_c if rounds_c < N_ROUND_BINS else N_ROUND_BINS - 1] += 1
+            c_rd[rounds_d if rounds_d < N_ROUND_BINS else N_ROUND_BINS - 1] += 1
+            c_rt[rt if rt < N_ROUND_BINS else N_ROUND_BINS - 1] += 1
+            c_gsw[gswing if gswing < N_GAME_SWING_BINS else N_GAME_SWING_BINS - 1] += 1
+            if r >= 0:
+                rec[r, 2] = win_mask
+                rec[r, 3] = lose_mask
         if r >= 0:
-            rec[r, 2] = win_mask
-            rec[r, 3] = lose_mask
-    if r >= 0:
-        rec[r, 0] = rounds_c
-        rec[r, 1] = rounds_d
-        rec[r, 4] = gswing
-        rec[r, 5] = ri[1]
-        rec[r, 6] = np.int64(hev)
-        for s in range(n):
-            rec[r, 7 + s] = tok[s]
-            rec[r, 15 + s] = tokc[s]
+            rec[r, 0] = rounds_c
+            rec[r, 1] = rounds_d
+            rec[r, 4] = gswing
+            rec[r, 5] = ri[1]
+            rec[r, 6] = np.int64(hev)
+            for s in range(n):
+                rec[r, 7 + s] = tok[s]
+                rec[r, 15 + s] = tokc[s]
 
 
 @njit(**PARALLEL_JIT)
 def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead, foll, seat_pol,
                c_misc, c_win, c_lose, c_place, c_rc, c_rd, c_rt, c_pay, c_gsw, c_tokc,
                c_catw, c_catl, c_count, rec, record):
-    """Play ``games`` games from ``first_game`` in blocks of ``block`` games.
+    """Play ``games`` games from ``first_game`` in blocks of ``block`` games (one call of
+    ``play_games`` per block: passing some 40 arrays per game would cost more than the game).
 
     Block b (games ``first_game + b*block ...``) adds into counters ``c_*[b]``; the
     caller sums over blocks, so the totals do not depend on the number of threads.
@@ -454,8 +460,6 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
         # views once per block: per-game slicing costs reference-count traffic
         cm, cw, cl, cp, crc, crd, crt = c_misc[b], c_win[b], c_lose[b], c_place[b], c_rc[b], c_rd[b], c_rt[b]
         cpay, cgsw, ctok, ccw, ccl, ccnt = c_pay[b], c_gsw[b], c_tokc[b], c_catw[b], c_catl[b], c_count[b]
-        for i in range(lo, hi):
-            r = i if record else -1
-            play_game(seedmix, first_game + i, n, prm, rank, value, pk, lead, foll, seat_pol,
-                      rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
-                      cm, cw, cl, cp, crc, crd, crt, cpay, cgsw, ctok, ccw, ccl, ccnt, rec, r)
+        play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
+                   rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
+                   cm, cw, cl, cp, crc, crd, crt, cpay, cgsw, ctok, ccw, ccl, ccnt, rec)
