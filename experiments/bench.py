@@ -41,7 +41,7 @@ def main(argv=None) -> int:
 
     import four21sim
     from four21sim import Variant, simulate
-    from four21sim.solver import solve
+    from four21sim.solver import _round_table_cached, solve
     t_import = time.perf_counter() - t_import
 
     ncores = numba.config.NUMBA_NUM_THREADS
@@ -97,6 +97,7 @@ def main(argv=None) -> int:
     for preset in four21sim.PRESETS:
         v = Variant.from_preset(preset)
         solve.cache_clear()
+        _round_table_cached.cache_clear()
         t = time.perf_counter()
         sol = solve(v)
         print(f"{preset:>15}: {time.perf_counter() - t:5.2f} s  P(seat 0 wins) = {sol.p_seat0:.6f}  "

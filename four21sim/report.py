@@ -38,6 +38,10 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                    f"(its most unequal seat wins {best.fairness_score:.2f}% more or less than a fair share, "
                    f"averaged over {best.players} players, everyone playing '{ref}'). The least fair is "
                    f"{worst.variant} ({worst.fairness_score:.2f}, worst with {worst.worst_players} players).")
+        level = scores[scores["fairness_score"] <= scores["noise_95"]]
+        if len(level):
+            out.append("Within sampling noise of a perfectly fair game (score below its 95% noise level): "
+                       + ", ".join(level["variant"]) + ".")
     if not fair.empty:
         f = fair.loc[fair["first_player_advantage"].abs().idxmax()]
         out.append(f"**Largest first-player advantage:** {_pp(f.first_player_advantage)} "
@@ -51,7 +55,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if not ex.empty:
             inside = ((ex["fpa_exact"] >= ex["fpa_low"]) & (ex["fpa_exact"] <= ex["fpa_high"])).sum()
             opt = ex[ex["lineup"] == "optimal"]
-            parts = [f"{r.variant} {_pp(r.fpa_exact, 3)}" for r in opt.itertuples()]
+            parts = [f"{r.variant} {_pp(round(r.fpa_exact, 9) + 0.0, 3)}" for r in opt.itertuples()]
             out.append("**Two players, exactly:** " + (
                 "under optimal play the first player's advantage is " + ", ".join(parts) + ". " if parts else "")
                 + f"The simulated advantage's 95% interval contains the exact value (solver) in {inside} of "
@@ -122,23 +126,33 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     lines = [f"# four21sim study: {study.name}", ""]
     if study.question:
         lines += [f"*{study.question}*", ""]
+    if manifest["games_run"] == manifest["games_total"]:
+        speed = (f"in {manifest['seconds']:.0f} s ({manifest['games_per_second'] / 1e6:.2f} M games/s over the "
+                 "whole run, policies and exact solutions included)")
+    elif manifest["games_run"]:
+        speed = (f"of which {manifest['games_run']:,} were played by this run in {manifest['seconds']:.0f} s and "
+                 f"the rest resumed from earlier runs")
+    else:
+        speed = "all resumed from the part files of earlier runs"
     lines += [
         f"Produced by `{manifest['command']}` with four21sim {manifest['versions']['four21sim']} "
         f"(commit {manifest['git_commit'] or 'unknown'}), seed {study.seed}, {study.games:,} games per "
-        f"configuration, {manifest['games_total']:,} games in all, in {manifest['seconds']:.0f} s "
-        f"({manifest['games_per_second'] / 1e6:.2f} M games/s over the whole run). "
+        f"configuration, {manifest['games_total']:,} games in all, {speed}. "
         "Every number below is computed from the tables next to this file; intervals are 95%.", "",
         "## Findings", ""]
     lines += [f"- {s}" for s in findings(tables)]
     lines += ["", "## Fairness ranking", "",
               f"Fairness score: for each variant, the mean over the player counts of the largest relative "
               f"deviation of a seat's win share from 1/players (in %), everyone playing '{ref}'. "
-              "Lower is fairer.", ""]
+              "Lower is fairer. `noise_95` is the sampling noise of that score (the mean 95% half-width of "
+              "the seats' shares): a score below it is indistinguishable from a perfectly fair game.", ""]
     if not scores.empty:
         s = scores.copy()
         s["fairness_score"] = s["fairness_score"].map(lambda x: f"{x:.2f}")
+        s["noise_95"] = s["noise_95"].map(lambda x: f"{x:.2f}")
         s["mean_abs_fpa"] = s["mean_abs_fpa"].map(lambda x: f"{x:.2f} pp")
-        lines += [_md_table(s[["rank", "variant", "fairness_score", "mean_abs_fpa", "worst_players", "players"]]),
+        lines += [_md_table(s[["rank", "variant", "fairness_score", "noise_95", "mean_abs_fpa", "worst_players",
+                                 "players"]]),
                   ""]
     lines += ["## Fairness table", "",
               "First-player advantage = seat 0's win share − 1/players (seat 0 leads the first round); "
@@ -149,9 +163,9 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
             "variant": fair["variant"], "players": fair["players"], "line-up": fair["lineup"],
             "first-player adv.": fair["first_player_advantage"].map(lambda x: f"{100 * x:+.2f}"),
             "95% CI (pp)": [f"{100 * a:+.2f} .. {100 * b:+.2f}" for a, b in zip(fair["fpa_low"], fair["fpa_high"])],
-            "exact (pp)": fair["fpa_exact"].map(lambda x: "" if math.isnan(x) else f"{100 * x:+.3f}"),
+            "exact (pp)": fair["fpa_exact"].map(lambda x: "" if math.isnan(x) else f"{round(100 * x, 4) + 0.0:+.3f}"),
             "max seat dev.": fair["max_seat_deviation"].map(lambda x: f"{100 * x:.1f}%"),
-            "uniformity p": fair["seat_uniformity_p"].map(lambda x: f"{x:.3g}"),
+            "uniformity p": fair["seat_uniformity_p"].map(lambda x: f"{x:.3g}" if x > 0 else "< 1e-300"),
             "rounds": fair["mean_rounds"].map(lambda x: f"{x:.2f}"),
             "decided in charge": fair["p_decided_in_charge"].map(lambda x: f"{100 * x:.1f}%"),
             "swing/round": fair["mean_swing_round"].map(lambda x: f"{x:.2f}"),

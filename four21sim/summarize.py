@@ -19,7 +19,9 @@ fairness score
     for each variant, the mean over the player counts of the max seat
     deviation, in percent, under the reference line-up (``greedy`` when the study
     has it: competent habitual play that exists for every player count).
-    Lower is fairer; variants are ranked by it.
+    Lower is fairer; variants are ranked by it. ``noise_95`` is the same mean of the
+    seats' 95% interval half-widths (relative): a score below it cannot be told
+    apart from a perfectly fair game at the study's sample size.
 skill edge
     in a ``one:A/B`` line-up, A's mean win share over the seats minus 1/players.
 """
@@ -119,6 +121,7 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
         fair.append(dict(cols, games=res.finished, first_player_advantage=fpa, fpa_low=lo, fpa_high=hi,
                          fpa_exact=(ex["p_seat0_exact"] - 0.5) if ex else math.nan,
                          max_seat_deviation=float(np.max(np.abs(seats.win_share - 1 / n)) * n),
+                         seat_noise_95=float(np.max(seats.win_share_high - seats.win_share)) * n,
                          seat_uniformity_chi2=stat, seat_uniformity_p=chi2_sf(stat, n - 1),
                          fpa_se=(hi - lo) / (2 * Z95),
                          mean_rounds=float(mm.loc["mean_rounds", "value"]),
@@ -150,11 +153,12 @@ def fairness_scores(fair: pd.DataFrame) -> pd.DataFrame:
     """One fairness score per variant (see the module docstring), ranked, lower = fairer."""
     ref = reference_lineup(fair)
     if ref is None:
-        return pd.DataFrame(columns=["rank", "variant", "fairness_score", "lineup", "players"])
+        return pd.DataFrame(columns=["rank", "variant", "fairness_score", "noise_95", "lineup", "players"])
     sub = fair[fair["lineup"] == ref]
     rows = []
     for variant, g in sub.groupby("variant", sort=False):
         rows.append(dict(variant=variant, fairness_score=100 * float(g["max_seat_deviation"].mean()),
+                         noise_95=100 * float(g["seat_noise_95"].mean()),
                          worst_players=int(g.loc[g["max_seat_deviation"].idxmax(), "players"]),
                          mean_abs_fpa=100 * float(g["first_player_advantage"].abs().mean()),
                          lineup=ref, players=",".join(str(p) for p in g["players"])))
