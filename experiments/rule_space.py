@@ -87,6 +87,8 @@ def main(argv=None) -> int:
         sol = solve(v)
         rows.append(dict(variant=s["label"], base=s["base"], change=s["change"],
                          fairness_score=float(scores.loc[s["label"], "fairness_score"]),
+                         noise_95=float(scores.loc[s["label"], "noise_95"]),
+                         charge_throws=v.charge_throws,
                          fpa_optimal_2p_exact=sol.p_seat0 - 0.5, expected_rounds_2p=sol.expected_rounds))
     df = pd.DataFrame(rows)
     base = df[df["change"] == "(preset)"].set_index("base")
@@ -114,6 +116,8 @@ def main(argv=None) -> int:
     best = df.sort_values("fairness_score").iloc[0]
     best_exact = df.loc[df["fpa_optimal_2p_exact"].abs().idxmin()]
     moved = ch.reindex(ch["delta_score"].abs().sort_values(ascending=False).index)
+    level = df[df["fairness_score"] <= df["noise_95"]]
+    zero = df[df["fpa_optimal_2p_exact"].abs() < 1e-9]
     lines = [
         "# The rule space around the presets", "",
         f"*{study.question}*", "",
@@ -127,9 +131,16 @@ def main(argv=None) -> int:
         f"first-player advantage {100 * best.fpa_optimal_2p_exact:+.3f} pp).",
         f"- **Smallest exact 2-player first-player advantage:** {best_exact.variant} "
         f"({100 * best_exact.fpa_optimal_2p_exact:+.4f} pp).",
+        f"- **Indistinguishable from perfectly fair** at this sample size (score below its 95% noise level): "
+        f"{len(level)} of {len(df)} variants; their charge is thrown sec (charge_throws=1) in "
+        f"{int((level['charge_throws'] == 1).sum())} of them.",
+        f"- **Exactly fair for 2 players under optimal play** (solver, |advantage| < 1e-9): {len(zero)} variants, "
+        f"{int((zero['charge_throws'] == 1).sum())} of them with a sec charge: one-throw charge rounds treat "
+        "both seats alike, so nothing distinguishes the first leader.",
+        "- **The rule changes that move fairness most** (by the size of the change of score):",
     ]
-    for r in moved.head(5).itertuples():
-        lines.append(f"- **{r.change}** on {r.base} moves the score by {r.delta_score:+.2f} "
+    for r in moved.head(6).itertuples():
+        lines.append(f"  - **{r.change}** on {r.base} moves the score by {r.delta_score:+.2f} "
                      f"(to {r.fairness_score:.2f}); exact 2-player |advantage| changes by "
                      f"{100 * r.delta_abs_fpa_exact:+.3f} pp.")
     lines += ["", "![rule space](figures/rule_space.png)", "", "## Every variant", "",

@@ -54,7 +54,8 @@ def seat_share_figure(measures: pd.DataFrame, lineup: str) -> plt.Figure:
     """Win share of each seat, one panel per player count, one line per variant."""
     sub = measures[(measures["lineup"] == lineup) & (measures["measure"] == "win_share")]
     players = sorted(sub["players"].unique())
-    fig, axes = plt.subplots(1, len(players), figsize=(3.2 * len(players), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(players), figsize=(3.2 * len(players), 3.4), squeeze=False,
+                             layout="constrained")
     for ax, n in zip(axes[0], players):
         d = sub[sub["players"] == n]
         for i, (v, g) in enumerate(d.groupby("variant", sort=False)):
@@ -66,9 +67,9 @@ def seat_share_figure(measures: pd.DataFrame, lineup: str) -> plt.Figure:
         ax.set_xlabel("seat (0 leads first)")
         ax.set_xticks(range(n))
     axes[0][0].set_ylabel("win share (%)")
-    axes[0][-1].legend(fontsize=7)
+    if sub["variant"].nunique() <= 12:
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
     fig.suptitle(f"Win share by seat, everyone playing '{lineup}' (dashed: fair share)")
-    fig.tight_layout()
     return fig
 
 
