@@ -64,8 +64,8 @@ def _runs_this_python(argv: list[str]) -> bool:
 @pytest.fixture(scope="session")
 def kernel(tmp_path_factory):
     """The name of a python3 kernel that runs this Python (installed into a temp dir if needed)."""
-    pytest.importorskip("ipykernel")
-    pytest.importorskip("nbclient")
+    import ipykernel  # noqa: F401  (the test extra installs it)
+    import nbclient  # noqa: F401
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
     try:

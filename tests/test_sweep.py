@@ -178,7 +178,7 @@ def slow_ref(tmp_path_factory) -> Path:
 @pytest.fixture
 def dask_cluster():
     """A real Dask cluster of 2 worker processes (each with a nanny), and a client on it."""
-    distributed = pytest.importorskip("distributed")
+    import distributed
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
     client = distributed.Client(cluster)
