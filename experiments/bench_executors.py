@@ -43,9 +43,9 @@ def main(argv=None) -> int:
             t = time.perf_counter()
             m = run_sweep(study, out, quiet=True, **kw)
             wall = time.perf_counter() - t
-            rates[label] = (m["games_run"] / m["seconds"], wall, out)
-            print(f"{label:<22} {m['games_run']:,} games: {m['seconds']:.1f} s running tasks "
-                  f"({m['games_run'] / m['seconds'] / 1e6:.2f} M games/s), {wall:.1f} s in all")
+            rates[label] = (m["games_played_run"] / m["seconds"], wall, out)
+            print(f"{label:<22} {m['games_played_run']:,} games: {m['seconds']:.1f} s running tasks "
+                  f"({m['games_played_run'] / m['seconds'] / 1e6:.2f} M games/s), {wall:.1f} s in all")
         (a, _, oa), (b, _, ob) = rates.values()
         print(f"Dask overhead: {100 * (a / b - 1):+.1f}% time per game")
         same = all(pd.read_parquet(oa / f"{t}.parquet").equals(pd.read_parquet(ob / f"{t}.parquet"))

@@ -13,6 +13,13 @@ import numpy as np
 from . import dice
 from ._numba import JIT, PARALLEL_JIT, njit, prange
 
+# Bump when a change alters the games played from a seed (stream, draw order, rules):
+# result directories made under another contract are then refused, never mixed.
+ENGINE_CONTRACT = 1
+
+# The dice tables below are compiled into the kernels as constants; numba's cache is keyed
+# on this file, so a change to dice.py needs this file touched (or __pycache__ cleared).
+
 # ----------------------------------------------------------------- constants
 _U = np.uint64
 _GAMMA = _U(0x9E3779B97F4A7C15)
@@ -41,8 +48,8 @@ K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
 KIND_TABLE, KIND_RANDOM = 0, 1
 # misc counters
 M_GAMES, M_RUNAWAY, M_ROUNDS_C, M_ROUNDS_D, M_ROUNDS_SQ, M_SWING, M_SWING_SQ, M_DECIDED_CHARGE, \
-    M_RESCUES, M_DRAWS, M_ROUNDS = range(11)
-N_MISC = 11
+    M_RESCUES, M_DRAWS, M_ROUNDS, M_ROUNDS_ALL = range(12)
+N_MISC = 12  # M_ROUNDS counts the rounds of finished games, M_ROUNDS_ALL every round played
 N_ROUND_BINS = 256  # histograms of rounds per game; the last bin collects longer games
 N_SWING_BINS = 64  # swing per round
 N_GAME_SWING_BINS = 1024  # swing over a game
@@ -329,6 +336,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             c_catw[_CATEGORY[hw]] += 1
             c_catl[_CATEGORY[hand_of[jl]]] += 1
             c_count[count - 1] += 1
+            c_misc[M_ROUNDS_ALL] += 1
             if rescue:
                 c_misc[M_RESCUES] += 1
             if r >= 0:

@@ -22,6 +22,10 @@ _KT_HAND = np.ascontiguousarray(dice.KT_HAND)
 _KT_PROB = np.ascontiguousarray(dice.KT_COUNT / dice.KT_DENOM[np.repeat(np.arange(dice.N_KEEPS), np.diff(dice.KT_START))])
 _P0 = np.ascontiguousarray(dice.THROW_COUNTS[0] / 216.0)
 
+# Keeps whose values differ by less than this are ties, settled by the order of
+# dice.HAND_KEEPS (stop, then more dice kept): exact ties then never depend on rounding.
+KEEP_TIE = 1e-12
+
 # outcome codes of a round between the leader (L) and the follower (F)
 LEADER_LOSES, FOLLOWER_LOSES, TIE = 0, 1, 2
 
@@ -118,7 +122,7 @@ def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_p
                     for i in range(start, _N_HAND_KEEPS[h]):
                         k = _HAND_KEEPS[h, i]
                         v = wf[made - 1, h] if k == _FULL + h else kv[k]
-                        if v > best:
+                        if v > best + KEEP_TIE:
                             best = v
                             bk = k
                     new[h] = best
@@ -143,7 +147,7 @@ def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_p
             for i in range(_N_HAND_KEEPS[h]):
                 k = _HAND_KEEPS[h, i]
                 v = U[made - 1, h] if k == _FULL + h else kv[k]
-                if v > best:
+                if v > best + KEEP_TIE:
                     best = v
                     bk = k
             new[h] = best

@@ -28,7 +28,8 @@ The named policies
 ``table-aware``
     A follower maximises P(beat the worst hand on the table) + 1/2 P(equal it):
     its chance of not ending as the round's loser against that hand, with ties
-    settled by a fair roll-off. A leader stops as soon as its hand is at least
+    settled by a fair roll-off. (It ignores the throw counts that
+    ``fewer_throws_wins`` uses to split equal hands: a habit, not an optimum.) A leader stops as soon as its hand is at least
     the *threshold* (by default the median hand of one throw: a fresh throw of
     three dice beats it with probability at most 1/2), and otherwise keeps what
     maximises the probability of reaching the threshold.
@@ -141,12 +142,12 @@ def _compile_heuristic(name: str, variant: Variant) -> Policy:
         for tl in (1, 2):
             _fill_from_odds(lead[0, tl - 1], lead_turn, tl)
         rank = dice.RANK[variant.ranking_index]
-        for target in range(_NH):
+
+        def against(target):
             reward = [1.0 if rank[h] < rank[target] else 0.5 if h == target else 0.0 for h in range(_NH)]
-            turn = odds.solve(reward, rule)
-            for count in (2, 3):
-                for made in range(1, count):
-                    foll[0, target, count - 1, made - 1, :] = turn.best_keep[count - made]
+            return odds.solve(reward, rule)
+
+        _fill_follower(foll[0], against)
     else:  # pragma: no cover - guarded by compile_policy
         raise AssertionError(name)
     info = {"threshold": dice.hand_name(median_hand(variant.ranking))} if name == "table-aware" else {}

@@ -68,7 +68,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             ch = fair[fair["lineup"] == ref].sort_values("p_decided_in_charge")
             c_hi = ch.iloc[-1]
             out.append(f"**Decided in the charge:** up to {_pct(c_hi.p_decided_in_charge)} of games end with the "
-                       f"charge ({c_hi.variant}, {c_hi.players} players), when someone takes no token at all.")
+                       f"charge ({c_hi.variant}, {c_hi.players} players): no décharge is played.")
             sw = fair[fair["lineup"] == ref].sort_values("mean_swing_round")
             out.append(f"**Token swings:** a round moves {sw.iloc[0].mean_swing_round:.2f} tokens on average in "
                        f"{sw.iloc[0].variant} ({sw.iloc[0].players} players) up to "
@@ -114,7 +114,8 @@ def _exact_check(tables) -> list[str]:
     return ["## Exact check (2 players)", "",
             "Simulation against the exact values of the same line-up computed by the solver (Markov chain "
             "of the fixed policies). z = (simulated - exact) / standard error; a correct engine and solver "
-            f"give |z| <= 3.29 in 99.9% of checks. {ok} of {len(rows)} checks are within 99.9%.", "",
+            "give |z| <= 3.29 for each z with probability 99.9%; a row passes when all its z do. "
+            f"{ok} of {len(rows)} rows pass.", "",
             _md_table(pd.DataFrame(rows)), ""]
 
 
@@ -130,14 +131,15 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         speed = (f"in {manifest['seconds']:.0f} s ({manifest['games_per_second'] / 1e6:.2f} M games/s over the "
                  "whole run, policies and exact solutions included)")
     elif manifest["games_run"]:
-        speed = (f"of which {manifest['games_run']:,} were played by this run in {manifest['seconds']:.0f} s and "
-                 f"the rest resumed from earlier runs")
+        speed = (f"of which {manifest['games_played_run']:,} were played by this run in {manifest['seconds']:.0f} s "
+                 "and the rest resumed from earlier runs")
     else:
         speed = "all resumed from the part files of earlier runs"
     lines += [
         f"Produced by `{manifest['command']}` with four21sim {manifest['versions']['four21sim']} "
         f"(commit {manifest['git_commit'] or 'unknown'}), seed {study.seed}, {study.games:,} games per "
-        f"configuration, {manifest['games_total']:,} games in all, {speed}. "
+        f"configuration, {manifest['games_total']:,} games in all ({manifest['games_played_total']:,} played, "
+        f"counting every seat's turn in the one:A/B line-ups), {speed}. "
         "Every number below is computed from the tables next to this file; intervals are 95%.", "",
         "## Findings", ""]
     lines += [f"- {s}" for s in findings(tables)]

@@ -43,6 +43,8 @@ def _work(config, seed: int, first_game: int, games: int) -> dict:
 def pending_tasks(study: Study, configs, out: Path, warn: Callable[[str], None] | None = None) -> tuple[list, int]:
     """Tasks whose part file is missing or unreadable, and the games already done."""
     tasks = make_tasks(len(configs), study.games, study.task_games)
+    for stale in (Path(out) / "parts").glob("*/.*.tmp*"):  # a write cut short by a kill
+        stale.unlink(missing_ok=True)
     pending, done = [], 0
     for t in tasks:
         path = part_path(out, configs[t.config], t.block)
@@ -57,22 +59,24 @@ def pending_tasks(study: Study, configs, out: Path, warn: Callable[[str], None] 
     return pending, done
 
 
-def run_study_tasks(study: Study, configs, out: Path, workers: int = 1, client=None,
-                    progress: Callable[[int], None] | None = None, warn=None) -> dict:
-    """Run every pending task of ``study``; returns timing information.
+def run_study_tasks(study: Study, configs, out: Path, pending: list, workers: int = 1, client=None,
+                    progress: Callable[[int], None] | None = None) -> dict:
+    """Run the ``pending`` tasks of ``study`` (see :func:`pending_tasks`); returns timing information.
 
     ``client``: a connected Dask client to run the tasks on (else local processes).
+    ``progress`` is called with the games each finished task played (all its seats'
+    rotations for a one:A/B line-up).
     """
-    pending, done_before = pending_tasks(study, configs, out, warn)
     t0 = time.perf_counter()
-    games_run = 0
+    games_run = games_played = 0
 
     def finished(task: Task, counters: dict) -> None:
-        nonlocal games_run
+        nonlocal games_run, games_played
         write_part(part_path(out, configs[task.config], task.block), counters)
         games_run += task.games
+        games_played += task.games * configs[task.config].games_factor
         if progress:
-            progress(task.games)
+            progress(task.games * configs[task.config].games_factor)
 
     if pending:
         if client is not None:
@@ -83,7 +87,7 @@ def run_study_tasks(study: Study, configs, out: Path, workers: int = 1, client=N
                 finished(t, run_task(configs[t.config], study.seed, t.first_game, t.games))
         else:
             _run_processes(pending, configs, study.seed, workers, finished)
-    return {"games_run": games_run, "games_resumed": done_before, "seconds": time.perf_counter() - t0,
+    return {"games_run": games_run, "games_played": games_played, "seconds": time.perf_counter() - t0,
             "tasks_run": len(pending)}
 
 
@@ -91,14 +95,9 @@ def _run_processes(pending, configs, seed, workers, finished) -> None:
     warm_up()
     ctx = multiprocessing.get_context("spawn")  # no fork after numba's threads have started
     env_before = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = "1"  # inherited by the spawned workers
-    try:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
-    finally:
-        if env_before is None:
-            os.environ.pop("NUMBA_NUM_THREADS", None)
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = env_before
+    # workers are spawned lazily, at submit: the variable must stay set until the pool is done
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
     try:
         todo = list(pending)
         running = {}
@@ -114,6 +113,11 @@ def _run_processes(pending, configs, seed, workers, finished) -> None:
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        if env_before is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = env_before
     pool.shutdown(wait=True)
 
 

@@ -35,6 +35,11 @@ DEFAULT_BLOCK = 8192
 MAX_RECORD_GAMES = 2_000_000
 RECORD_COLUMNS = (["rounds_charge", "rounds_decharge", "win_mask", "lose_mask", "swing", "draws", "event_hash"]
                   + [f"tok{s}" for s in range(8)] + [f"charge_tok{s}" for s in range(8)])
+# per-round rates (numerators over all rounds played), with intervals from blocks of games
+ROUND_RATES = ([f"p_round_won_by_{c}" for c in dice.CATEGORY_NAMES]
+               + [f"p_round_lost_by_{c}" for c in dice.CATEGORY_NAMES]
+               + [f"p_leader_count_{i}" for i in (1, 2, 3)] + ["p_round_nenette_rescue"])
+BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr")
 _COUNTERS = ("misc", "win", "lose", "place", "rounds_charge", "rounds_decharge", "rounds", "swing_round",
              "swing_game", "tokens_end_charge", "cat_winner", "cat_loser", "count")
 
@@ -51,7 +56,7 @@ def variant_params(variant: Variant, max_rounds: int = 100_000) -> np.ndarray:
     prm[K.P_CUM_DECHARGE] = variant.cumulative_in("decharge")
     prm[K.P_NENETTE_MIN] = variant.nenette_min
     prm[K.P_RESCUE] = variant.nenette_rescue
-    prm[K.P_NEXT_LEADER] = ("loser", "winner", "next_seat").index(variant.next_leader)
+    prm[K.P_NEXT_LEADER] = variant.next_leader_index
     prm[K.P_END] = ("first_out", "last_holder").index(variant.end)
     prm[K.P_MAX_ROUNDS] = max_rounds
     return prm
@@ -74,6 +79,33 @@ def _new_counters(nblocks: int, n: int, tokens: int) -> dict[str, np.ndarray]:
         "cat_loser": z((nblocks, 6), np.int64),
         "count": z((nblocks, 3), np.int64),
     }
+
+
+SHARE_UNIT = 840  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
+
+
+def win_units(win_mask: np.ndarray, seat: int) -> np.ndarray:
+    """A seat's win share per game from per-game winner masks, in units of 1/SHARE_UNIT."""
+    k = np.zeros(win_mask.shape, dtype=np.int64)
+    for s in range(8):
+        k += (win_mask >> s) & 1
+    won = (win_mask >> seat) & 1
+    return np.where(won == 1, SHARE_UNIT // np.maximum(k, 1), 0)
+
+
+def _round_numerators(cnt: dict) -> np.ndarray:
+    """Per-block numerators of the per-round rates, in the order of ROUND_RATES."""
+    return np.concatenate([cnt["cat_winner"], cnt["cat_loser"], cnt["count"],
+                           cnt["misc"][:, K.M_RESCUES:K.M_RESCUES + 1]], axis=1)
+
+
+def _block_stats(view: dict) -> dict:
+    """Sums over blocks of k_b**2, k_b*r_b and r_b**2 (k: numerators, r: rounds): enough for
+    ratio-estimator intervals that respect the correlation of rounds within a game."""
+    k = _round_numerators(view)
+    r = view["misc"][:, K.M_ROUNDS_ALL]
+    return {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
+            "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
 
 
 def _pack_policies(policies: Sequence[Policy]):
@@ -218,6 +250,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
             K.run_blocks(seedmix, first_game + done, block, n_now, players, prm, rank, value, pk, lead, foll,
                          seat_pol, *(view[k] for k in _COUNTERS), rec_view, records)
             summed = {k: v.sum(axis=0) for k, v in view.items()}
+            summed.update(_block_stats(view))
             totals = summed if totals is None else {k: totals[k] + summed[k] for k in totals}
             done += n_now
             if progress is not None:
@@ -331,25 +364,41 @@ class SimulationResult:
         add("mean_rounds_charge", misc[K.M_ROUNDS_C] / n)
         add("mean_rounds_decharge", misc[K.M_ROUNDS_D] / n)
         add("mean_swing_game", *mean_interval(misc[K.M_SWING], misc[K.M_SWING_SQ], n, self.z))
-        rounds = int(misc[K.M_ROUNDS])
+        rounds = int(misc[K.M_ROUNDS_ALL])
         sw = c["swing_round"]
         add("mean_swing_round", (sw * np.arange(sw.size)).sum() / max(rounds, 1))
         k = int(misc[K.M_DECIDED_CHARGE])
         add("p_decided_in_charge", k / n, *wilson(k, n, self.z))
-        for i, name in enumerate(dice.CATEGORY_NAMES):
-            k = int(c["cat_winner"][i])
-            add(f"p_round_won_by_{name}", k / rounds, *wilson(k, rounds, self.z))
-            k = int(c["cat_loser"][i])
-            add(f"p_round_lost_by_{name}", k / rounds, *wilson(k, rounds, self.z))
-        for i in range(3):
-            k = int(c["count"][i])
-            add(f"p_leader_count_{i + 1}", k / rounds, *wilson(k, rounds, self.z))
-        k = int(misc[K.M_RESCUES])
-        add("p_round_nenette_rescue", k / rounds, *wilson(k, rounds, self.z))
+        for name, (value, lo, hi) in zip(ROUND_RATES, self.round_rates()):
+            add(name, value, lo, hi)
         add("runaway_games", self.runaways)
         df = pd.DataFrame(rows)
         df["games"] = n
         return df
+
+    def round_rates(self) -> list[tuple[float, float, float]]:
+        """Per-round rates (ROUND_RATES) with 95% intervals, as (value, low, high).
+
+        Rounds of one game are not independent, so the intervals come from the
+        ratio estimator over blocks of games (independent clusters):
+        ``var(R) = B / (B - 1) * sum_b (k_b - R r_b)**2 / (sum_b r_b)**2``.
+        With fewer than 2 blocks they fall back to Wilson intervals over rounds.
+        """
+        c = self.counters
+        k = _round_numerators({key: c[key][None] for key in ("cat_winner", "cat_loser", "count", "misc")})[0]
+        r = int(c["misc"][K.M_ROUNDS_ALL])
+        B = int(c["blk_n"][0]) if "blk_n" in c else 0
+        out = []
+        for i, ki in enumerate(k):
+            rate = ki / r if r else math.nan
+            if B >= 2 and r:
+                ss = float(c["blk_kk"][i]) - 2 * rate * float(c["blk_kr"][i]) + rate * rate * float(c["blk_rr"][0])
+                half = self.z * math.sqrt(max(ss, 0.0) * B / (B - 1)) / r
+                out.append((rate, rate - half, rate + half))
+            else:
+                lo, hi = wilson(ki, r, self.z)
+                out.append((rate, float(lo), float(hi)))
+        return out
 
     def distribution(self, which: str) -> pd.DataFrame:
         """A histogram as a tidy frame: ``which`` in rounds, rounds_charge,

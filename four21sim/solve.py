@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from . import dice
 from ._cli import add_variant_options, run, variant_from_args
-from .solver import MAX_SOLVER_TOKENS, solve
+from .solver import MAX_SOLVER_TOKENS, check_state, solve
 
 _EPILOG = """examples:
   python -m four21sim.solve --variant super421
@@ -70,11 +70,13 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
     pot, t0, t1, leader = _parse_state(args.state, T) if args.state else (T, 0, 0, 0)
+    check_state(variant, pot, t0, t1, leader)  # before the solve: a typo costs nothing
+    L = variant.decharge_throws if pot == 0 else variant.charge_throws
+    follower = _parse_follower(args.follower, L) if args.follower else None
     sol = solve(variant)
-    p0 = sol.state_value(pot, t0, t1, leader)  # validates the state
+    p0 = sol.state_value(pot, t0, t1, leader)
     a, b = (t0, t1) if leader == 0 else (t1, t0)
     detail = sol.round_detail(pot, a, b)
-    L = detail["throws"]
     order = dice.ORDER[variant.ranking_index]
     out = {"variant": variant.describe(), "options": variant.options(), "p_seat0_wins": sol.p_seat0,
            "expected_rounds": sol.expected_rounds, "solve_seconds": sol.seconds,
@@ -82,8 +84,8 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
                      "phase": "charge" if pot else "decharge", "throws": L},
            "p_seat0_wins_from_state": p0, "p_leader_wins_from_state": float(detail["value"]),
            "expected_rounds_from_state": float(sol.rounds[pot, a, b])}
-    if args.follower:
-        hl, c = _parse_follower(args.follower, L)
+    if follower:
+        hl, c = follower
         rows = []
         for h in order:
             h = int(h)

@@ -33,7 +33,7 @@ from . import dice
 from .policies import KEEP_DTYPE, Policy, table_policy
 from .variants import Variant
 
-__all__ = ["Solution", "solve", "optimal_policy", "round_table", "MAX_SOLVER_TOKENS"]
+__all__ = ["Solution", "solve", "evaluate", "optimal_policy", "round_table", "check_state", "MAX_SOLVER_TOKENS"]
 
 MAX_SOLVER_TOKENS = 60
 _NH = dice.N_HANDS
@@ -105,10 +105,11 @@ class Solution:
         Optimal decisions in the engine's table layout (context mode 1).
     lead_value : ndarray
         ``lead_value[ctx, made-1, h]``: the leader's win probability holding h
-        after ``made`` throws, playing on optimally.
+        after ``made`` throws, playing on optimally (NaN beyond the phase's limit).
     foll_value : ndarray
         ``foll_value[ctx, hL, c-1]``: the follower's win probability before its
-        first throw against a leader who stopped on hL after c throws.
+        first throw against a leader who stopped on hL after c throws (NaN for
+        counts above the phase's limit).
     seconds : float
         Time to solve.
     iterations : int
@@ -148,7 +149,7 @@ class Solution:
 
     def state_value(self, pot: int, t0: int, t1: int, leader: int = 0) -> float:
         """P(seat 0 wins) from any state, seat ``leader`` to lead the next round."""
-        _check_state(self.variant, pot, t0, t1, leader)
+        check_state(self.variant, pot, t0, t1, leader)
         if leader == 0:
             return float(self.value[pot, t0, t1])
         return 1.0 - float(self.value[pot, t1, t0])
@@ -176,17 +177,17 @@ class Solution:
         follower's win probability holding h after ``made`` throws) and
         ``foll_val[hL, c-1]``, plus ``throws`` (the phase's throw limit) and ``value``.
         """
-        _check_state(self.variant, pot, a, b, 0)
+        check_state(self.variant, pot, a, b, 0)
         v = self.variant
         tables = [_round_table_cached(v, "charge"), _round_table_cached(v, "decharge")]
         L, code, pay = _phase_args(v, pot, tables)
         max_pay = int(max(t[1].max() for t in tables))
-        out = dict(lead_dec=np.zeros((2, _NH), dtype=np.int64), lead_val=np.zeros((3, _NH)),
-                   foll_dec=np.zeros((_NH, 3, 2, _NH), dtype=np.int64), foll_val=np.zeros((_NH, 3)),
-                   foll_lv=np.zeros((_NH, 3, 2, _NH)))
+        out = dict(lead_dec=np.zeros((2, _NH), dtype=np.int64), lead_val=np.full((3, _NH), np.nan),
+                   foll_dec=np.zeros((_NH, 3, 2, _NH), dtype=np.int64), foll_val=np.full((_NH, 3), np.nan),
+                   foll_lv=np.full((_NH, 3, 2, _NH), np.nan))
         out["lead_dec"][:] = dice.FULL_KEEP + np.arange(_NH)
         value = SK.round_value(pot, a, b, v.tokens, self.value, L, v.followers == "exact",
-                               ("loser", "winner", "next_seat").index(v.next_leader), code, pay, max_pay,
+                               v.next_leader_index, code, pay, max_pay,
                                out["lead_dec"], out["lead_val"], out["foll_dec"], out["foll_val"], out["foll_lv"])
         out["throws"] = L
         out["value"] = value
@@ -198,7 +199,7 @@ class Solution:
                             info={"p_seat0": self.p_seat0})
 
 
-def _check_state(variant: Variant, pot: int, t0: int, t1: int, leader: int) -> None:
+def check_state(variant: Variant, pot: int, t0: int, t1: int, leader: int) -> None:
     T = variant.tokens
     ok = all(isinstance(x, (int, np.integer)) and x >= 0 for x in (pot, t0, t1)) and pot + t0 + t1 == T
     if not ok or (pot == 0 and (t0 == 0 or t1 == 0)):
@@ -239,15 +240,16 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
     tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
     max_pay = int(max(t[1].max() for t in tables))
     exact = variant.followers == "exact"
-    nl = ("loser", "winner", "next_seat").index(variant.next_leader)
+    nl = variant.next_leader_index
     V = np.zeros((T + 1, T + 1, T + 1))
     n_ctx = (T + 1) ** 2
     stop = (dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE)
     lead = np.broadcast_to(stop, (n_ctx, 2, _NH)).copy()
     # unused follower entries re-throw everything: legal under both follower rules
     foll = np.zeros((n_ctx, _NH, 3, 2, _NH), dtype=KEEP_DTYPE)
-    lead_value = np.zeros((n_ctx, 3, _NH))
-    foll_value = np.zeros((n_ctx, _NH, 3))
+    # entries a phase never reaches (made or count above its throw limit) stay NaN
+    lead_value = np.full((n_ctx, 3, _NH), np.nan)
+    foll_value = np.full((n_ctx, _NH, 3), np.nan)
     lead_dec = np.zeros((2, _NH), dtype=np.int64)
     foll_dec = np.zeros((_NH, 3, 2, _NH), dtype=np.int64)
     lead_val = np.zeros((3, _NH))
@@ -258,6 +260,9 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
         L, code, pay = _phase_args(variant, pot, tables)
         lead_dec[:] = stop[None, :]
         foll_dec[:] = 0
+        lead_val[:] = np.nan
+        foll_val[:] = np.nan
+        foll_lv[:] = np.nan
         return SK.round_value(pot, a, b, T, V, L, exact, nl, code, pay, max_pay,
                               lead_dec, lead_val, foll_dec, foll_val, foll_lv)
 
@@ -434,7 +439,7 @@ def evaluate(variant: Variant, policies) -> dict:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
     tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
     max_pay = int(max(t[1].max() for t in tables))
-    nl = ("loser", "winner", "next_seat").index(variant.next_leader)
+    nl = variant.next_leader_index
     states = [(pot, t0, T - pot - t0, ld) for pot in range(T + 1) for t0 in range(T + 1 - pot) for ld in (0, 1)
               if not (pot == 0 and (t0 == 0 or t0 == T))]
     idx = {s: i for i, s in enumerate(states)}

@@ -99,6 +99,11 @@ class Config:
     lineup: Lineup
 
     @property
+    def games_factor(self) -> int:
+        """Games played per game of the study: a one:A/B line-up plays each game once per seat."""
+        return self.players if self.lineup.kind == "one" else 1
+
+    @property
     def key(self) -> str:
         """A short stable name for files: a hash of the configuration."""
         text = json.dumps({"variant": self.variant.options(), "players": self.players,
@@ -145,10 +150,11 @@ class Study:
         overrides = parse_overrides(list(self.set))
         built = []
         for name in self.variants:
-            if str(name) not in PRESETS:
+            key = str(name).strip().lower().replace("_", "-")
+            if key not in PRESETS:
                 raise ValueError(f"variants: unknown preset {name!r}; allowed: {', '.join(PRESETS)} "
                                  "(or a [[variant]] table with preset and set)")
-            built.append((str(name) + _suffix(self.set), Variant.from_preset(name, overrides)))
+            built.append((key + _suffix(self.set), Variant.from_preset(key, overrides)))
         for spec in self.variant:
             if not isinstance(spec, dict):
                 raise ValueError(f"variant: {spec!r} is not allowed; allowed: a table with label, preset, set")
@@ -231,6 +237,9 @@ def load_study(path: str | Path) -> Study:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise ValueError(f"--config: {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--config: {str(path)!r} cannot be read ({getattr(exc, 'strerror', None) or exc}); "
+                         "allowed: a study file in TOML") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"--config: {str(path)!r} is not valid TOML: {exc}") from None
     return study_from_mapping(data)

@@ -125,6 +125,12 @@ def _versions() -> dict:
             "pandas": pandas.__version__, "python": platform.python_version()}
 
 
+def code_identity() -> dict:
+    """What must match for part files to be resumed: the package version and the engine contract."""
+    from ._kernels import ENGINE_CONTRACT
+    return {"four21sim": __version__, "engine_contract": ENGINE_CONTRACT}
+
+
 def prepare(study: Study, out: Path) -> tuple[list, list]:
     """Validate everything that could fail before a single game: configurations, policies, --out."""
     from .simulate import resolve_policies
@@ -149,15 +155,16 @@ def prepare(study: Study, out: Path) -> tuple[list, list]:
             raise ValueError(f"--out: {str(out)!r} holds the results of a different study "
                              f"(fingerprint {old.get('fingerprint')!r}, this one {study.fingerprint()!r}); "
                              "choose another --out, or delete that directory to start again")
+        if old.get("code") != code_identity():
+            raise ValueError(f"--out: {str(out)!r} holds parts made by other code ({old.get('code')}, this is "
+                             f"{code_identity()}); they cannot be mixed: choose another --out, or delete that "
+                             "directory to start again")
     return configs, skipped
 
 
 def run_sweep(study: Study, out: Path, workers: int = 1, scheduler: str | None = None, quiet: bool = False,
               command: str = "python -m four21sim.sweep") -> dict:
     """Run (or resume) a study into ``out``; returns the manifest."""
-    from .atomic import write_text_atomic
-    from .runner import run_study_tasks
-
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers: {workers!r} is not allowed; allowed: an integer >= 1")
     if scheduler is not None:
@@ -185,13 +192,14 @@ def _run_prepared(study, out, configs, skipped, workers, scheduler, client, quie
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"--out: {str(out)!r} cannot be created ({exc.strerror or exc})") from None
-    write_text_atomic(out / "study.json", json.dumps({"fingerprint": study.fingerprint(),
+    write_text_atomic(out / "study.json", json.dumps({"fingerprint": study.fingerprint(), "code": code_identity(),
                                                      "study": study.to_dict()}, indent=2))
     total = len(configs) * study.games
+    to_play = sum(c.games_factor for c in configs) * study.games  # one:A/B plays every seat's rotation
     bar = None
     if not quiet and sys.stderr.isatty():
         from tqdm import tqdm
-        bar = tqdm(total=total, unit=" games", unit_scale=True, dynamic_ncols=True, smoothing=0.05,
+        bar = tqdm(total=to_play, unit=" games", unit_scale=True, dynamic_ncols=True, smoothing=0.05,
                    desc=study.name)
 
     def progress(n: int) -> None:
@@ -203,10 +211,10 @@ def _run_prepared(study, out, configs, skipped, workers, scheduler, client, quie
 
     t0 = time.perf_counter()
     try:
-        _, done = pending_tasks(study, configs, out, warn)  # warns (once) of a corrupt part it removes
+        pending, _ = pending_tasks(study, configs, out, warn)  # warns (once) of a corrupt part it removes
         if bar is not None:
-            bar.update(done)
-        info = run_study_tasks(study, configs, out, workers, client, progress, warn)
+            bar.update(to_play - sum(t.games * configs[t.config].games_factor for t in pending))
+        info = run_study_tasks(study, configs, out, pending, workers, client, progress)
     finally:
         if bar is not None:
             bar.close()
@@ -216,8 +224,9 @@ def _run_prepared(study, out, configs, skipped, workers, scheduler, client, quie
         "study": study.to_dict(), "seed": study.seed, "command": command, "versions": _versions(),
         "git_commit": _git_commit(), "started": started.isoformat(timespec="seconds"),
         "finished": None, "seconds": seconds, "games_total": total, "games_run": info["games_run"],
-        "games_resumed": info["games_resumed"], "tasks_run": info["tasks_run"],
-        "games_per_second": info["games_run"] / seconds if seconds > 0 else 0.0,
+        "games_resumed": total - info["games_run"], "games_played_total": to_play,
+        "games_played_run": info["games_played"], "tasks_run": info["tasks_run"],
+        "games_per_second": info["games_played"] / seconds if seconds > 0 else 0.0,
         "workers": workers, "scheduler": scheduler, "skipped": skipped,
         "configurations": [{"key": c.key, "variant": c.label, "players": c.players, "lineup": c.lineup.label,
                             "options": c.variant.options()} for c in configs],

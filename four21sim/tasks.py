@@ -19,13 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import atomic_path, write_text_atomic  # noqa: F401  (re-exported)
-from .simulate import _COUNTERS, simulate
+from .simulate import _COUNTERS, BLOCK_STATS, SHARE_UNIT, simulate, win_units
 from .study import Config
 
 __all__ = ["Task", "make_tasks", "run_task", "part_path", "write_part", "read_part", "part_keys",
            "SHARE_UNIT"]
 
-SHARE_UNIT = 840  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
 _RECORD_CHUNK = 200_000
 
 
@@ -44,14 +43,6 @@ def make_tasks(n_configs: int, games: int, task_games: int) -> list[Task]:
         for b, start in enumerate(range(0, games, task_games)):
             out.append(Task(c, b, start, min(task_games, games - start)))
     return out
-
-
-def _win_units(win_mask: np.ndarray, seat: int) -> np.ndarray:
-    k = np.zeros(win_mask.shape, dtype=np.int64)
-    for s in range(8):
-        k += (win_mask >> s) & 1
-    won = (win_mask >> seat) & 1
-    return np.where(won == 1, SHARE_UNIT // np.maximum(k, 1), 0)
 
 
 def run_task(config: Config, seed: int, first_game: int, games: int, threads: int | None = None) -> dict:
@@ -77,7 +68,7 @@ def run_task(config: Config, seed: int, first_game: int, games: int, threads: in
             lineup[s] = lu.a
             res = simulate(config.variant, n, lineup, games=m, seed=seed, first_game=first_game + done,
                            records=True, threads=threads)
-            units = _win_units(res.records["win_mask"].to_numpy(), s)
+            units = win_units(res.records["win_mask"].to_numpy(), s)
             per_game += units
             by_seat[s] += units.sum()
         total += per_game.sum()
@@ -104,7 +95,7 @@ def part_keys(config: Config) -> frozenset[str]:
     """The names of the counters in a part file of ``config``."""
     if config.lineup.kind == "one":
         return frozenset(("one_games", "one_sum", "one_sumsq", "one_by_seat"))
-    return frozenset(_COUNTERS)
+    return frozenset(_COUNTERS + BLOCK_STATS)
 
 
 def read_part(path: Path, keys=None) -> dict | None:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .policies import Policy, compile_policy, table_policy
-from .simulate import MAX_RECORD_GAMES, resolve_policies, simulate
+from .simulate import SHARE_UNIT, resolve_policies, simulate, win_units
 from .stats import Z95
 from .variants import Variant, get_preset
 
@@ -26,14 +26,14 @@ __all__ = ["tournament", "head_to_head", "best_response_threshold", "threshold_p
 _CHUNK = 250_000
 
 
+def _check_games(games) -> None:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games: {games!r} is not allowed; allowed: an integer >= 1")
+
+
 def _shares(records: pd.DataFrame, seat: int) -> np.ndarray:
     """Seat's win share per game (1/k when k players share the win)."""
-    mask = records["win_mask"].to_numpy()
-    k = np.zeros(mask.shape, dtype=np.int64)
-    for s in range(8):
-        k += (mask >> s) & 1
-    won = (mask >> seat) & 1
-    return np.where(won == 1, 1.0 / np.maximum(k, 1), 0.0)
+    return win_units(records["win_mask"].to_numpy(), seat) / SHARE_UNIT
 
 
 def head_to_head(variant: Variant, a, b, players: int = 2, games: int = 100_000, seed: int = 0,
@@ -43,6 +43,7 @@ def head_to_head(variant: Variant, a, b, players: int = 2, games: int = 100_000,
     Returns a dict with A's mean win share (``score``), its 95% interval, the
     share of a seat under equal play (``fair`` = 1/players) and A's share by seat.
     """
+    _check_games(games)
     total = total_sq = 0.0
     by_seat = np.zeros(players)
     done = 0
@@ -93,10 +94,7 @@ def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", 
     """
     if isinstance(variant, str):
         variant = get_preset(variant)
-    if games < 1:
-        raise ValueError(f"games: {games!r} is not allowed; allowed: an integer >= 1")
-    if games > MAX_RECORD_GAMES:
-        raise ValueError(f"games: {games} per line-up is not allowed; allowed: at most {MAX_RECORD_GAMES}")
+    _check_games(games)
     policies = list(policies)
     if len(policies) < 2:
         raise ValueError("policies: a tournament needs at least 2 policies")

@@ -116,9 +116,16 @@ class Variant:
     def from_toml(cls, path_or_text: str | Path) -> "Variant":
         """Read a variant written by :meth:`to_toml`, or a ``preset = ...`` plus overrides.
 
-        The options may stand at the top level or under a ``[variant]`` table.
+        ``path_or_text`` is a path (a ``Path``, or a one-line string naming an
+        existing file) or the TOML text itself. The options may stand at the top
+        level or under a ``[variant]`` table.
         """
-        text = Path(path_or_text).read_text() if isinstance(path_or_text, Path) else str(path_or_text)
+        is_path = isinstance(path_or_text, Path) or (
+            "\n" not in str(path_or_text) and "=" not in str(path_or_text) and Path(str(path_or_text)).is_file())
+        try:
+            text = Path(path_or_text).read_text() if is_path else str(path_or_text)
+        except OSError as exc:
+            raise ValueError(f"variant TOML: cannot read {str(path_or_text)!r} ({exc.strerror or exc})") from None
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -185,6 +192,11 @@ class Variant:
     @property
     def values_index(self) -> int:
         return dice.VALUE_SCHEMES.index(self.values)
+
+    @property
+    def next_leader_index(self) -> int:
+        """0 loser, 1 winner, 2 next seat (the kernels' and solver's code)."""
+        return _CHOICES["next_leader"].index(self.next_leader)
 
     def cumulative_in(self, phase: str) -> bool:
         """Whether the payout is cumulative in ``phase`` ('charge' or 'decharge')."""

@@ -38,7 +38,7 @@ import markov  # noqa: E402
 from four21sim import Variant, dice, odds, simulate  # noqa: E402
 from four21sim import _kernels as K  # noqa: E402
 from four21sim.policies import compile_policy, median_hand  # noqa: E402
-from four21sim.simulate import MAX_RECORD_GAMES  # noqa: E402
+from four21sim.simulate import BLOCK_STATS, MAX_RECORD_GAMES  # noqa: E402
 from four21sim.stats import wilson, z_for  # noqa: E402
 from four21sim.variants import PRESETS  # noqa: E402
 
@@ -411,9 +411,13 @@ def _run(**kw):
     return simulate(**args)
 
 
-def _assert_same_counters(a, b, label):
+def _assert_same_counters(a, b, label, same_blocks=True):
+    """Every counter equal; the per-block statistics of the interval estimates (BLOCK_STATS)
+    depend on where the blocks fall, so they are compared only for the same block layout."""
     assert a.counters.keys() == b.counters.keys()
     for k in a.counters:
+        if k in BLOCK_STATS and not same_blocks:
+            continue
         np.testing.assert_array_equal(a.counters[k], b.counters[k], err_msg=f"{label}: counter {k!r} differs")
 
 
@@ -437,7 +441,7 @@ def test_same_counters_with_any_block_size(repro_base):
         games = REPRO_GAMES if block != 1 else 3000
         base = repro_base if block != 1 else _run(games=3000, block=8192)
         other = _run(block=block, games=games)
-        _assert_same_counters(base, other, f"block=8192 vs block={block}")
+        _assert_same_counters(base, other, f"block=8192 vs block={block}", same_blocks=False)
     rec = _run(block=777, records=True).records
     assert repro_base.records.equals(rec)
 
@@ -446,7 +450,7 @@ def test_split_run_sums_to_the_whole(repro_base):
     for n1 in (1, 12_345, REPRO_GAMES - 1):
         a = _run(first_game=0, games=n1, records=True, block=777)
         b = _run(first_game=n1, games=REPRO_GAMES - n1, records=True)
-        for k in repro_base.counters:
+        for k in set(repro_base.counters) - set(BLOCK_STATS):
             np.testing.assert_array_equal(a.counters[k] + b.counters[k], repro_base.counters[k],
                                           err_msg=f"split at {n1}: counter {k!r}")
         joined = np.vstack([a.records.to_numpy(), b.records.to_numpy()])

@@ -173,3 +173,20 @@ def test_runaway_games_are_reported_not_cut():
     assert 0 < res.runaways <= 1000
     assert res.finished == 1000 - res.runaways
     assert int(res.counters["misc"][0]) == 1000
+
+
+def test_exact_ties_go_to_the_first_keep_in_the_documented_order():
+    # super421, first round: the leader stopped on 666 after 2 throws; the follower holds
+    # 421 with one throw left and must re-throw ('exact'). Only 421, 111 or 611 beat 666,
+    # and the round's payout is 666's value whoever loses, so keeping 4-2 (a 1 makes 421)
+    # and keeping 2-1 (a 4 makes 421) are worth exactly the same: 1/6 chance of the round.
+    # Ties go to the first keep of dice.HAND_KEEPS: more dice kept, then higher dice: 4 2.
+    v = Variant.from_preset("super421")
+    sol = solve(v)
+    d = sol.round_detail(v.tokens, 0, 0)
+    k = d["foll_dec"][_h("666"), 1, 0, _h("421")]
+    assert dice.keep_label(_h("421"), k) == "4 2 _"
+    # NaN marks what a phase never reaches: montreal's charge is thrown once
+    m = solve(Variant.from_preset("montreal"))
+    ctx = m.ctx(11, 0)
+    assert np.isnan(m.lead_value[ctx, 1:]).all() and np.isfinite(m.lead_value[ctx, 0]).all()
