@@ -110,8 +110,10 @@ def _git_commit() -> str | None:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
         if sha.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        # results/ is what runs write: only changes to the code make the commit "dirty"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)results"], cwd=here.parent, capture_output=True, text=True,
+                               timeout=5).stdout.strip()
         return sha.stdout.strip()[:12] + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return None
