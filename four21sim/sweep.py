@@ -302,6 +302,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sweep: interrupted; finished tasks are saved in {out / 'parts'}: run the same command again "
               "to resume", file=sys.stderr)
         return 130
+    except OSError as exc:  # a full disk or a directory gone read-only mid-run: every write is atomic
+        print(f"sweep: error: --out: cannot write in {str(out)!r} ({exc.strerror or exc}); finished tasks are "
+              "kept: fix it and run the same command again to resume", file=sys.stderr)
+        return 2
     if not args.quiet:
         print(f"{manifest['games_total']:,} games ({manifest['games_run']:,} played now) in "
               f"{manifest['seconds']:.1f} s; report: {out / 'REPORT.md'}")

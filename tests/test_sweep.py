@@ -595,3 +595,33 @@ def test_engine_property_conservation_termination_reference(variant, names, seed
     bad = np.flatnonzero((got != want).any(axis=1))
     assert not len(bad), (f"{variant!r}, {names}, seed={seed}: game {bad[0]} differs: engine "
                           f"{got[bad[0]].tolist()} reference {want[bad[0]].tolist()}")
+
+
+def test_full_disk_mid_run_gives_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    # a write that fails with ENOSPC (a full disk) half-way through: one clear line, status 2,
+    # the parts already written stay whole, and a rerun finishes the study
+    import errno
+
+    from four21sim import runner, sweep
+
+    real = runner.write_part
+    calls = {"n": 0}
+
+    def flaky(path, counters):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, counters)
+
+    monkeypatch.setattr(runner, "write_part", flaky)
+    out = tmp_path / "full"
+    args = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "3000",
+            "--task-games", "1000", "--out", str(out), "--quiet"]
+    assert sweep.main(args) == 2
+    err = capsys.readouterr().err
+    assert "sweep: error: --out" in err and "No space left on device" in err and "Traceback" not in err
+    parts = list((out / "parts").rglob("*.npz"))
+    assert len(parts) == 1 and all(np.load(p).files for p in parts)
+    monkeypatch.setattr(runner, "write_part", real)
+    assert sweep.main(args) == 0
+    assert (out / "REPORT.md").exists()
