@@ -148,7 +148,9 @@ def prepare(study: Study, out: Path) -> tuple[list, list]:
                 resolve_policies(c.variant, c.players, [name] * c.players)
     _check_out(out)
     sj = out / "study.json"
-    if sj.exists():
+    # Part files are what a different study or different code could be mixed with. A results
+    # folder without parts (e.g. committed results in a fresh clone) is simply remade.
+    if sj.exists() and any((out / "parts").glob("*/*.npz")):
         try:
             old = json.loads(sj.read_text())
         except (OSError, ValueError):

@@ -625,3 +625,18 @@ def test_full_disk_mid_run_gives_one_line_and_exit_2(tmp_path, monkeypatch, caps
     monkeypatch.setattr(runner, "write_part", real)
     assert sweep.main(args) == 0
     assert (out / "REPORT.md").exists()
+
+
+def test_results_folder_without_parts_is_remade(tmp_path):
+    # committed results in a fresh clone have a study.json but no part files: the main job
+    # must simply remake them, even when the study or the code has changed since
+    out = tmp_path / "committed"
+    out.mkdir()
+    (out / "study.json").write_text(json.dumps({"fingerprint": "something-else", "code": None}))
+    (out / "REPORT.md").write_text("old report")
+    args = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "2000",
+            "--task-games", "1000", "--out", str(out), "--quiet"]
+    from four21sim import sweep
+    assert sweep.main(args) == 0
+    assert "old report" not in (out / "REPORT.md").read_text()
+    assert json.loads((out / "study.json").read_text())["code"]["engine_contract"] >= 1
