@@ -127,8 +127,9 @@ def main(argv=None) -> int:
         "everyone playing 'greedy'; lower is fairer. The exact column is the 2-player first-player advantage "
         "under optimal play, from the solver.", "",
         "## Findings", "",
-        f"- **Fairest variant found:** {best.variant} (score {best.fairness_score:.2f}; exact 2-player optimal "
-        f"first-player advantage {100 * best.fpa_optimal_2p_exact:+.3f} pp).",
+        f"- **Lowest fairness score:** {best.variant} ({best.fairness_score:.2f}; exact 2-player optimal "
+        f"first-player advantage {100 * best.fpa_optimal_2p_exact:+.3f} pp), though scores under the noise "
+        f"level (about {df['noise_95'].median():.2f}) cannot be ranked against each other.",
         f"- **Smallest exact 2-player first-player advantage:** {best_exact.variant} "
         f"({100 * best_exact.fpa_optimal_2p_exact:+.4f} pp).",
         f"- **Indistinguishable from perfectly fair** at this sample size (score below its 95% noise level): "

@@ -309,8 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               "kept: fix it and run the same command again to resume", file=sys.stderr)
         return 2
     if not args.quiet:
-        print(f"{manifest['games_total']:,} games ({manifest['games_run']:,} played now) in "
-              f"{manifest['seconds']:.1f} s; report: {out / 'REPORT.md'}")
+        print(f"{manifest['games_total']:,} games ({manifest['games_played_run']:,} played now, counting every "
+              f"seat's turn of one:A/B line-ups) in {manifest['seconds']:.1f} s; report: {out / 'REPORT.md'}")
     return 0
 
 
