@@ -39,6 +39,22 @@ def _keep_values(nextv, kv):
         kv[k] = acc
 
 
+@njit(inline="always", **JIT)
+def _best_keep(h, stop_value, kv, first):
+    """Best keep of hand h (value, keep) from its keeps ``HAND_KEEPS[h, first:]`` (first=1
+    leaves out stopping), stopping being worth ``stop_value`` and keep k worth ``kv[k]``.
+    Ties within KEEP_TIE go to the earlier keep."""
+    best = -1.0
+    bk = -1
+    for i in range(first, _N_HAND_KEEPS[h]):
+        k = _HAND_KEEPS[h, i]
+        v = stop_value if k == _FULL + h else kv[k]
+        if v > best + KEEP_TIE:
+            best = v
+            bk = k
+    return best, bk
+
+
 @njit(**JIT)
 def _successor(pot, a, b, loser_is_leader, pay, T, V, next_leader):
     """Value to the current leader of the state after the round."""
@@ -116,15 +132,7 @@ def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_p
             for made in range(c - 1, 0, -1):
                 _keep_values(level, kv)
                 for h in range(_NH):
-                    best = -1.0
-                    bk = -1
-                    start = 0 if not exact else 1
-                    for i in range(start, _N_HAND_KEEPS[h]):
-                        k = _HAND_KEEPS[h, i]
-                        v = wf[made - 1, h] if k == _FULL + h else kv[k]
-                        if v > best + KEEP_TIE:
-                            best = v
-                            bk = k
+                    best, bk = _best_keep(h, wf[made - 1, h], kv, 1 if exact else 0)
                     new[h] = best
                     foll_dec[hL, c - 1, made - 1, h] = bk
                     foll_lv[hL, c - 1, made - 1, h] = best
@@ -142,14 +150,7 @@ def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_p
     for made in range(L - 1, 0, -1):
         _keep_values(level, kv)
         for h in range(_NH):
-            best = -1.0
-            bk = -1
-            for i in range(_N_HAND_KEEPS[h]):
-                k = _HAND_KEEPS[h, i]
-                v = U[made - 1, h] if k == _FULL + h else kv[k]
-                if v > best + KEEP_TIE:
-                    best = v
-                    bk = k
+            best, bk = _best_keep(h, U[made - 1, h], kv, 0)
             new[h] = best
             lead_dec[L - made - 1, h] = bk
             lead_val[made - 1, h] = best
