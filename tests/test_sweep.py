@@ -640,3 +640,15 @@ def test_results_folder_without_parts_is_remade(tmp_path):
     assert sweep.main(args) == 0
     assert "old report" not in (out / "REPORT.md").read_text()
     assert json.loads((out / "study.json").read_text())["code"]["engine_contract"] >= 1
+
+
+def test_committed_study_files_parse_and_the_default_matches_the_embedded_one():
+    from four21sim.study import DEFAULT_STUDY, load_study
+    root = Path(__file__).resolve().parent.parent / "experiments"
+    files = sorted(root.glob("*.toml"))
+    assert {f.stem for f in files} >= {"default", "lebon_vs_exact", "montreal_vs_super421", "optimal_check"}
+    for f in files:
+        study = load_study(f)
+        assert study.question, f"{f.name} states no question"
+        assert study.configs()[0], f"{f.name} has no playable configuration"
+    assert load_study(root / "default.toml").fingerprint() == DEFAULT_STUDY.fingerprint()
