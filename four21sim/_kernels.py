@@ -129,6 +129,15 @@ def fill_dice(seed, games, out):
 
 # ------------------------------------------------------------- one game
 @njit(inline="always", **JIT)
+def _random_keep(h, allow_stop, rs, ri):
+    """The random policy: a uniform draw among the keeps of HAND_KEEPS[h] (stop, the first,
+    left out when not allowed)."""
+    if allow_stop:
+        return _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
+    return _HAND_KEEPS[h, 1 + draw_small(rs, ri, _N_HAND_KEEPS[h] - 1)]
+
+
+@njit(inline="always", **JIT)
 def _roll_off(tied, nt, sign, rank, roll, rs, ri):
     """Players tied[:nt] throw once each, in order; those with the worst (sign=1) or best
     (sign=-1) rank stay tied; repeat. Returns the one left."""
@@ -220,7 +229,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                 ctx = _ctx(pk, p, pot, tok[leader], T)
                 while made < L:
                     if pk[p, K_KIND] == KIND_RANDOM:
-                        k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
+                        k = _random_keep(h, True, rs, ri)
                     else:
                         k = lead[pk[p, K_LEAD_OFF] + (ctx * 2 + (L - made - 1)) * _NH + h]
                     if k == _FULL + h:
@@ -241,10 +250,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                     ctx = _ctx(pk, p, pot, tok[s], T)
                     while made < count:
                         if pk[p, K_KIND] == KIND_RANDOM:
-                            if exact:
-                                k = _HAND_KEEPS[h, 1 + draw_small(rs, ri, _N_HAND_KEEPS[h] - 1)]
-                            else:
-                                k = _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
+                            k = _random_keep(h, not exact, rs, ri)
                         else:
                             k = foll[pk[p, K_FOLL_OFF]
                                      + ((ctx * _NH + worst) * 3 + (count + made - 3)) * _NH + h]
