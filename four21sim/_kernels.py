@@ -189,7 +189,12 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                ws, rs, ri, c, off, rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
     vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
-    ``i`` of ``rec``."""
+    ``i`` of ``rec``.
+
+    ``prm`` (the variant) and ``off`` (the counter offsets) are tuples: passed by value, the
+    compiler can keep them in registers across stores into ``c`` (an array would have to
+    be read again after every store, which it might alias).
+    """
     tok, out, place, tokc = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC]
     order, hands, throws, keys, roll, tied = ws[W_ORDER], ws[W_HAND], ws[W_THROWS], ws[W_KEY], ws[W_ROLL], ws[W_TIED]
     T = prm[R.P_TOKENS]

@@ -64,13 +64,15 @@ def compiled_tables() -> dict:
     return dict(zip(('IS_COMBINATION', 'H221'), _compiled_tables()))
 
 
-def params(variant, max_rounds: int = 100_000) -> np.ndarray:
-    """The variant as the integer vector the kernels read (indices ``P_*``).
+def params(variant, max_rounds: int = 100_000) -> tuple[int, ...]:
+    """The variant as the integers the kernels read (indices ``P_*``).
 
-    ``max_rounds`` is not a rule but rides along: a game longer than that is a
-    runaway (docs/engine.md).
+    A tuple, not an array: the kernels receive it by value, so the compiler knows that
+    stores into counters cannot change it and keeps the options in registers.
+    ``max_rounds`` is not a rule but rides along: a game longer than that is a runaway
+    (docs/engine.md).
     """
-    prm = np.zeros(N_PRM, dtype=np.int64)
+    prm = [0] * N_PRM
     prm[P_TOKENS] = variant.tokens
     prm[P_CHARGE_THROWS] = variant.charge_throws
     prm[P_DECHARGE_THROWS] = variant.decharge_throws
@@ -83,7 +85,7 @@ def params(variant, max_rounds: int = 100_000) -> np.ndarray:
     prm[P_NEXT_LEADER] = _NEXT_LEADER_CODE[variant.next_leader]
     prm[P_END] = _END_CODE[variant.end]
     prm[P_MAX_ROUNDS] = max_rounds
-    return prm
+    return tuple(int(x) for x in prm)
 
 
 # ---------------------------------------------------------------- a round

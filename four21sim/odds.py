@@ -138,7 +138,7 @@ def _check_throws(throws: int) -> None:
         raise ValueError(f"throws: {throws!r} is not allowed; allowed: 1, 2 or 3")
 
 
-def solve(reward: list, followers: str = "at_most", exact: bool = False) -> TurnOdds:
+def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) -> TurnOdds:
     """Solve the single-turn problem for an arbitrary score of the final hand."""
     if followers not in FOLLOWER_RULES:
         raise ValueError(f"followers: {followers!r} is not allowed; allowed: {', '.join(FOLLOWER_RULES)}")
@@ -186,7 +186,7 @@ def turn_odds(objective: str = "421", target: int | None = None, ranking: str = 
     exact : bool
         Fractions if True, floats if False.
     """
-    return solve(reward_vector(objective, target, ranking, values, exact), followers, exact)
+    return solve_turn(reward_vector(objective, target, ranking, values, exact), followers, exact)
 
 
 def keep_advice(hand: int, throws_left: int, objective: str = "421", target: int | None = None,

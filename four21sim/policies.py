@@ -146,7 +146,7 @@ def _compile_heuristic(name: str, variant: Variant) -> Policy:
 
         def against(target):
             reward = [1.0 if rank[h] < rank[target] else 0.5 if h == target else 0.0 for h in range(_NH)]
-            return odds.solve(reward, rule)
+            return odds.solve_turn(reward, rule)
 
         _fill_follower(foll[0], against)
     else:  # pragma: no cover - guarded by compile_policy

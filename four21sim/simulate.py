@@ -192,7 +192,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
             cnt[:nb] = 0
             rec_view = rec[done:done + n_now] if records else rec
             K.run_blocks(seedmix, first_game + done, block, n_now, players, prm, rank, value, pk, lead, foll,
-                         seat_pol, cnt[:nb], off, rec_view, records)
+                         seat_pol, cnt[:nb], tuple(off.tolist()), rec_view, records)
             view = Y.unpack(cnt[:nb], players, variant.tokens)
             summed = {k: v.sum(axis=0) for k, v in view.items()}
             summed.update(_block_stats(view))

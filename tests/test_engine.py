@@ -633,7 +633,7 @@ def test_table_aware_leader_stops_exactly_at_the_threshold(preset):
     for target in (H421, dice.hand_index((6, 4, 1)), dice.hand_index((2, 2, 1)), dice.hand_index((3, 2, 2))):
         reward = [Fraction(1) if rank[h] < rank[target] else Fraction(1, 2) if h == target else Fraction(0)
                   for h in range(dice.N_HANDS)]
-        turn = odds.solve(reward, v.followers, exact=True)
+        turn = odds.solve_turn(reward, v.followers, exact=True)
         for count, made in USED:
             got = pol.foll[0, target, count - 1, made - 1]
             for h in range(dice.N_HANDS):
