@@ -541,7 +541,7 @@ def test_help(tmp_path):
     assert res.returncode == 0 and res.stderr == ""
     text = res.stdout
     for opt in ("--config", "--variants", "--players", "--policies", "--set", "--games", "--task-games", "--seed",
-                "--name", "--workers", "--scheduler", "--out", "--quiet"):
+                "--name", "--workers", "--scheduler", "--out", "--quiet", "--wait", "--max-rounds"):
         assert opt in text, opt
     assert "example" in text.lower()
     assert re.search(r"python -m four21sim\.sweep --config \S+", text)  # an example command
