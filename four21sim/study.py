@@ -42,7 +42,6 @@ and never mixed into the measures.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import tomllib
@@ -51,8 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from .policies import POLICY_NAMES
-from .simulate import MAX_PLAYERS, MIN_PLAYERS
-from .variants import PRESETS, Variant, parse_overrides
+from .variants import MAX_PLAYERS, MIN_PLAYERS, OPTION_TABLE, PRESETS, Variant, parse_overrides
 
 __all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_lineup", "MAX_CONFIGURATIONS",
            "MAX_GAMES", "MAX_TASKS", "MAX_ROUNDS"]
@@ -136,7 +134,7 @@ class Config:
         canonical form (sorted option names, JSON values): adding a new variant option
         with a default leaves every existing key, and so every stored part, unchanged.
         """
-        defaults = {f.name: f.default for f in dataclasses.fields(Variant)}
+        defaults = {o.name: o.default for o in OPTION_TABLE}
         changed = {k: v for k, v in self.variant.options().items() if k not in defaults or v != defaults[k]}
         text = json.dumps({"variant": changed, "players": self.players, "lineup": self.lineup.label},
                           sort_keys=True)

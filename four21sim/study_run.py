@@ -134,7 +134,7 @@ def prepare(study: Study, out: Path, chosen: bool = True) -> tuple[list[Config],
 
     ``chosen``: the folder was given explicitly (``--out``), not derived from the name.
     """
-    from .simulate import resolve_policies
+    from .policies import resolve_policies
     configs, skipped = study.configs()
     if not configs:
         raise ValueError("--policies/--players: no playable configuration (optimal needs 2 players)")
