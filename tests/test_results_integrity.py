@@ -521,3 +521,21 @@ def test_sweep_into_a_closed_pipe_is_no_traceback(tmp_path):
                          timeout=120)
     assert "Traceback" not in res.stderr and "BrokenPipe" not in res.stderr, res.stderr
     assert (tmp_path / "o" / "REPORT.md").exists()
+
+
+def test_configuration_keys_hash_only_the_options_that_differ_from_their_defaults(monkeypatch):
+    import dataclasses
+    import hashlib
+
+    from four21sim import study as S
+    c = S.Config("x", Variant.from_preset("super421", ["tokens=21"]), 2, S.parse_lineup("greedy"))
+    # the canonical form, written out: sorted keys, JSON, only tokens differs from the defaults
+    text = '{"lineup": "greedy", "players": 2, "variant": {"tokens": 21}}'
+    assert c.key == hashlib.sha256(text.encode()).hexdigest()[:16]
+    # a variant option added later, with its default, leaves the key (and the stored parts) alone
+    new = dataclasses.replace(S.OPTION_TABLE[0], name="brand_new_rule", default=0)
+    monkeypatch.setattr(S, "OPTION_TABLE", S.OPTION_TABLE + (new,))
+    monkeypatch.setattr(Variant, "options", lambda self, _old=Variant.options: {**_old(self), "brand_new_rule": 0})
+    assert c.key == hashlib.sha256(text.encode()).hexdigest()[:16]
+    monkeypatch.setattr(Variant, "options", lambda self, _old=Variant.options: {**_old(self), "brand_new_rule": 1})
+    assert c.key != hashlib.sha256(text.encode()).hexdigest()[:16]  # set to something else, it counts
