@@ -108,7 +108,7 @@ def _check_folder(study: Study, out: Path, chosen: bool) -> None:
     parts = _part_files(out)
     fp = study.fingerprint()
     hint = ("choose another --out, or delete that directory to start again" if chosen else
-            f"give this study another name (--name) or an --out directory: it would replace them")
+            "give this study another name (--name) or an --out directory: it would replace them")
     if sj.exists():
         try:
             old = json.loads(sj.read_text())

@@ -46,8 +46,11 @@ from four21sim.lock import FolderBusy, FolderLock, remove_orphans
 from four21sim.policies import compile_policy
 from four21sim.sweep import main as sweep_main
 from four21sim.tasks import PartIdentity, check_part, write_part
+import test_sweep
 from test_sweep import (SLOW, TINY, TINY_TASKS, assert_same_tables, manifest, one_error_line, part_files, run_cli,
-                        run_inproc, snapshot, start_cli, tiny_ref)  # noqa: F401  (tiny_ref: a fixture)
+                        run_inproc, snapshot, start_cli)
+
+tiny_ref = test_sweep.tiny_ref  # the fixture: the tiny study run once
 
 # A study of 5 tasks that lasts a few seconds (100-token games are long): long enough for two
 # runs to overlap.
