@@ -47,6 +47,7 @@ from .tasks import Task, check_part, make_tasks, part_identity, part_keys, part_
 __all__ = ["run_sweep", "prepare", "pending_tasks", "run_study_tasks", "write_outputs", "code_identity"]
 
 FIGURES = "figures"
+MAX_WARNINGS = 20  # rejected part files named one by one; the rest are counted in one line
 
 
 def code_identity() -> dict:
@@ -158,7 +159,7 @@ def pending_tasks(study: Study, configs: list[Config], out: Path,
     A part that is there but cannot be used is reported through ``warn``, naming the
     file and why, and removed (it is computed again).
     """
-    pending, done = [], 0
+    pending, done, rejected = [], 0, 0
     for t in make_tasks(len(configs), study.games, study.task_games):
         c = configs[t.config]
         path = part_path(out, c, t.block)
@@ -167,10 +168,14 @@ def pending_tasks(study: Study, configs: list[Config], out: Path,
             done += t.games
             continue
         if why is not None:
-            if warn:
+            rejected += 1
+            if warn and rejected <= MAX_WARNINGS:
                 warn(f"part file {path} {why}: computing it again")
             path.unlink(missing_ok=True)
         pending.append(t)
+    if warn and rejected > MAX_WARNINGS:
+        warn(f"{rejected - MAX_WARNINGS} more part files in {str(out / 'parts')!r} could not be used: computing "
+             "them again")
     return pending, done
 
 

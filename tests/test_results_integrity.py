@@ -542,3 +542,17 @@ def test_configuration_keys_hash_only_the_options_that_differ_from_their_default
     assert c.key == hashlib.sha256(text.encode()).hexdigest()[:16]
     monkeypatch.setattr(Variant, "options", lambda self, _old=Variant.options: {**_old(self), "brand_new_rule": 1})
     assert c.key != hashlib.sha256(text.encode()).hexdigest()[:16]  # set to something else, it counts
+
+
+def test_many_rejected_parts_are_named_up_to_a_limit_then_counted(tmp_path, tiny_ref, monkeypatch):
+    from four21sim import study_run
+    from four21sim.study import study_from_mapping
+    out = tmp_path / "o"
+    shutil.copytree(tiny_ref, out)
+    other = study_from_mapping(dict(manifest(out)["study"], seed=8))  # every part belongs to seed 7
+    monkeypatch.setattr(study_run, "MAX_WARNINGS", 5)
+    said = []
+    pending, done = study_run.pending_tasks(other, other.configs()[0], out, said.append)
+    assert len(pending) == TINY_TASKS and done == 0
+    assert len(said) == 6 and all(w.startswith("part file ") for w in said[:5])
+    assert said[5].startswith(f"{TINY_TASKS - 5} more part files in ")
