@@ -119,6 +119,18 @@ def _exact_check(tables) -> list[str]:
             _md_table(pd.DataFrame(rows)), ""]
 
 
+def _runaway_findings(tables: dict[str, pd.DataFrame], study) -> list[str]:
+    """A sentence naming the configurations with runaway games (none if there are none)."""
+    run = tables.get("runaways")
+    if run is None or run.empty or not run["runaway_games"].any():
+        return []
+    hit = run[run["runaway_games"] > 0]
+    where = "; ".join(f"{r.variant}, {r.players} players, {r.lineup}: {r.runaway_games:,} of {r.games:,}"
+                      for r in hit.itertuples())
+    return [f"**Runaway games:** games still running after {study.max_rounds:,} rounds (the study's max_rounds) "
+            f"are left out of every measure above, in {len(hit)} of {len(run)} configurations ({where})."]
+
+
 def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], figures: dict[str, str]) -> None:
     """Write REPORT.md (atomically) next to the tables and figures."""
     from .tasks import write_text_atomic
@@ -142,7 +154,7 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         f"counting every seat's turn in the one:A/B line-ups), {speed}. "
         "Every number below is computed from the tables next to this file; intervals are 95%.", "",
         "## Findings", ""]
-    lines += [f"- {s}" for s in findings(tables)]
+    lines += [f"- {s}" for s in findings(tables) + _runaway_findings(tables, study)]
     lines += ["", "## Fairness ranking", "",
               f"Fairness score: for each variant, the mean over the player counts of the largest relative "
               f"deviation of a seat's win share from 1/players (in %), everyone playing '{ref}'. "
@@ -199,5 +211,6 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
               "- `measures.parquet`: one row per configuration, measure and seat, with interval bounds.",
               "- `distributions.parquet`: game length and token swing histograms.",
               "- `fairness.parquet`, `scores.parquet`, `skill.parquet`, `exact.parquet`: the tables above.",
+              "- `runaways.parquet`: games per configuration still running after the round limit.",
               "- `manifest.json`: the study, the seed, versions, commit, times and speed.", ""]
     write_text_atomic(path, "\n".join(lines))

@@ -244,18 +244,23 @@ class SimulationResult:
         """Games that ended within the round limit."""
         return self.games - self.runaways
 
+    @property
+    def _n(self) -> float:
+        """The denominator of every rate: the finished games, NaN (not an error) if every game ran away."""
+        return self.finished or math.nan
+
     # ---------------------------------------------------------------- seats
     def _share(self, kind: str, seat: int):
         c = self.counters[kind][seat]
         k = np.arange(c.size)
-        n = self.finished
+        n = self._n
         s1 = float((c[1:] / k[1:]).sum())
         s2 = float((c[1:] / k[1:] ** 2).sum())
         return mean_interval(s1, s2, n, self.z)
 
     def seats(self) -> pd.DataFrame:
         """Per seat: P(win), P(lose) with Wilson intervals, win and loss shares, mean place."""
-        n = self.finished
+        n = self._n
         rows = []
         for s in range(self.players):
             wins = int(self.counters["win"][s].sum())
@@ -289,7 +294,7 @@ class SimulationResult:
         Columns: ``measure, seat, value, ci_low, ci_high, games``. Probabilities
         have Wilson intervals; means have normal-approximation intervals.
         """
-        n = self.finished
+        n = self._n
         c = self.counters
         rows = []
 
@@ -317,7 +322,7 @@ class SimulationResult:
             add(name, value, lo, hi)
         add("runaway_games", self.runaways)
         df = pd.DataFrame(rows)
-        df["games"] = n
+        df["games"] = self.finished
         return df
 
     def round_rates(self) -> list[tuple[float, float, float]]:

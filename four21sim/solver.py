@@ -203,6 +203,8 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
     """
     if not isinstance(variant, Variant):
         raise ValueError(f"variant: {variant!r} is not a Variant")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < float("inf"):
+        raise ValueError(f"tol: {tol!r} is not allowed; allowed: a finite number > 0")
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")

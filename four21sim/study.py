@@ -11,6 +11,7 @@ A study file (``experiments/*.toml``) looks like::
     players = [2, 3, 4, 6]
     lineups = ["sec", "greedy", "table-aware", "optimal", "one:greedy/sec", "one:optimal/greedy"]
     set = []                # overrides applied to every variant, e.g. ["tokens=21"]
+    max_rounds = 100000     # a game still running after this many rounds is a runaway
 
     [[variant]]             # optional: more variants, a preset with overrides
     label = "super421, sec charge"
@@ -28,6 +29,15 @@ Line-ups
 
 Configurations that cannot be played (``optimal`` with other than 2 players) are
 skipped and listed as such in the manifest.
+
+Bounds
+------
+A study is checked whole before any game is played: a player count or a line-up
+given twice is refused, and so is a study larger than a 2-core, 24 GiB machine
+can hold or finish: at most ``MAX_CONFIGURATIONS`` configurations, ``MAX_GAMES``
+games per configuration and ``MAX_TASKS`` tasks (part files) in all. Games that
+run past ``max_rounds`` rounds are runaways: counted and reported, never played on
+and never mixed into the measures.
 """
 
 from __future__ import annotations
@@ -40,12 +50,26 @@ from pathlib import Path
 from typing import Any
 
 from .policies import POLICY_NAMES
-from .variants import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Variant, parse_overrides
+from .variants import MAX_PLAYERS, MIN_PLAYERS, OPTION_TABLE, PRESETS, Variant, parse_overrides
 
-__all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_lineup"]
+__all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_lineup", "MAX_CONFIGURATIONS",
+           "MAX_GAMES", "MAX_TASKS", "MAX_ROUNDS"]
 
 STUDY_KEYS = ("name", "question", "seed", "games", "task_games", "variants", "players", "lineups", "set",
-              "variant", "exact")
+              "variant", "exact", "max_rounds")
+# Keys added after studies were first stored: they enter the fingerprint only when they differ
+# from their default, so that the results of every earlier study keep their fingerprint.
+_LATER_KEYS = {"max_rounds": 100_000}
+
+MAX_CONFIGURATIONS = 2_000
+"""Configurations per study: their tables (some 2,000 rows each) stay far below the memory."""
+MAX_GAMES = 10**10
+"""Games per configuration: about an hour per configuration on 2 cores, and the integer
+counters (sums of squares included) stay far from overflowing 64 bits."""
+MAX_TASKS = 100_000
+"""Tasks per study, each a part file of some 20 KB: at most about 2 GB of parts."""
+MAX_ROUNDS = 1_000_000
+"""The largest round limit: a runaway game costs up to this many rounds of work."""
 VARIANT_KEYS = ("label", "preset", "set")
 
 
@@ -104,9 +128,16 @@ class Config:
 
     @property
     def key(self) -> str:
-        """A short stable name for files: a hash of the configuration."""
-        text = json.dumps({"variant": self.variant.options(), "players": self.players,
-                           "lineup": self.lineup.label}, sort_keys=True)
+        """A short stable name for files: a hash of the configuration.
+
+        Only the variant options that differ from their defaults enter the hash, in a
+        canonical form (sorted option names, JSON values): adding a new variant option
+        with a default leaves every existing key, and so every stored part, unchanged.
+        """
+        defaults = {o.name: o.default for o in OPTION_TABLE}
+        changed = {k: v for k, v in self.variant.options().items() if k not in defaults or v != defaults[k]}
+        text = json.dumps({"variant": changed, "players": self.players, "lineup": self.lineup.label},
+                          sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -125,25 +156,40 @@ class Study:
     set: tuple = ()
     variant: tuple = ()
     exact: bool = True
+    max_rounds: int = _LATER_KEYS["max_rounds"]
     _variants: tuple = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or any(c in self.name for c in "/\\") \
                 or self.name.startswith("."):
             raise ValueError(f"name: {self.name!r} is not allowed; allowed: a non-empty file-name-like word")
-        for key, lo in (("seed", 0), ("games", 1), ("task_games", 1)):
+        for key, lo, hi in (("seed", 0, 2**64 - 1), ("games", 1, MAX_GAMES), ("task_games", 1, None),
+                            ("max_rounds", 1, MAX_ROUNDS)):
             v = getattr(self, key)
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (key == "seed" and v >= 2**64):
-                raise ValueError(f"{key}: {v!r} is not allowed; allowed: an integer >= {lo}"
-                                 + (" and < 2**64" if key == "seed" else ""))
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+                allowed = f"an integer from {lo} to {hi:,}" if hi is not None else f"an integer >= {lo}"
+                raise ValueError(f"{key}: {v!r} is not allowed; allowed: {allowed}")
+        for key in ("players", "lineups", "variants", "variant", "set"):
+            if not isinstance(getattr(self, key), (tuple, list)):
+                raise ValueError(f"{key}: {getattr(self, key)!r} is not allowed; allowed: a list")
+        n_configs = (len(self.variants) + len(self.variant)) * len(self.players) * len(self.lineups)
+        if n_configs > MAX_CONFIGURATIONS:
+            raise ValueError(f"study: {len(self.variants) + len(self.variant)} variants x {len(self.players)} player "
+                             f"counts x {len(self.lineups)} line-ups = {n_configs:,} configurations; allowed: at "
+                             f"most {MAX_CONFIGURATIONS:,}")
+        n_tasks = n_configs * -(-self.games // self.task_games)
+        if n_tasks > MAX_TASKS:
+            raise ValueError(f"task_games: {self.task_games!r} cuts {n_configs:,} configurations of "
+                             f"{self.games:,} games into {n_tasks:,} tasks; allowed: at most {MAX_TASKS:,} tasks "
+                             f"(raise task_games to at least {-(-self.games * n_configs // MAX_TASKS):,})")
         if not self.players or any(isinstance(p, bool) or not isinstance(p, int) or not MIN_PLAYERS <= p <= MAX_PLAYERS
                                    for p in self.players):
             raise ValueError(f"players: {list(self.players)!r} is not allowed; allowed: integers from "
                              f"{MIN_PLAYERS} to {MAX_PLAYERS}")
+        _refuse_duplicates("players", list(self.players))
         if not self.lineups:
             raise ValueError("lineups: the study has no line-up; allowed: policy names or one:A/B")
-        for text in self.lineups:
-            parse_lineup(text)
+        _refuse_duplicates("lineups", [parse_lineup(text).label for text in self.lineups])
         if not isinstance(self.exact, bool):
             raise ValueError(f"exact: {self.exact!r} is not allowed; allowed: true or false")
         overrides = parse_overrides(list(self.set))
@@ -199,16 +245,31 @@ class Study:
         return d
 
     def fingerprint(self) -> str:
-        """Hash of everything that decides the numbers (not the name or the question)."""
+        """Hash of everything that decides the numbers (not the name or the question).
+
+        Keys added to studies later (``max_rounds``) count only when they differ from
+        their default, so a study written before they existed keeps its fingerprint.
+        """
         d = self.to_dict()
         d.pop("name")
         d.pop("question")
+        for key, default in _LATER_KEYS.items():
+            if d[key] == default:
+                del d[key]
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     def with_changes(self, **changes) -> "Study":
         d = self.to_dict()
         d.update({k: v for k, v in changes.items() if v is not None})
         return study_from_mapping(d)
+
+
+def _refuse_duplicates(option: str, items: list) -> None:
+    seen = set()
+    for item in items:
+        if item in seen:
+            raise ValueError(f"{option}: {item!r} is given twice; allowed: each once")
+        seen.add(item)
 
 
 def _suffix(overrides) -> str:
@@ -241,6 +302,9 @@ def load_study(path: str | Path) -> Study:
                          "allowed: a study file in TOML") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"--config: {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"--config: {str(path)!r} nests arrays or tables too deeply; allowed: a study file "
+                         "in TOML (see experiments/default.toml)") from None
     return study_from_mapping(data)
 
 

@@ -24,6 +24,11 @@ fairness score
     apart from a perfectly fair game at the study's sample size.
 skill edge
     in a ``one:A/B`` line-up, A's mean win share over the seats minus 1/players.
+runaway games
+    games still running after the study's ``max_rounds`` rounds: left out of every
+    measure (for one:A/B, a game that runs away in any seat rotation is left out
+    of all of them) and counted per configuration in the ``runaways`` table; a
+    configuration whose every game ran away is in that table only.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from . import policies
 from .simulate import SimulationResult
 from .stats import Z95
 from .study import Config, Study
-from .tasks import SHARE_UNIT, make_tasks, part_keys, part_path, read_part
+from .tasks import SHARE_UNIT, make_tasks, part_identity, part_keys, part_path, read_part
 
 __all__ = ["merge_parts", "build_tables", "chi2_sf", "REFERENCE_LINEUP"]
 
@@ -65,11 +70,12 @@ def chi2_sf(x: float, k: int) -> float:
 
 
 def merge_parts(study: Study, configs: list[Config], out: Path) -> list[dict]:
-    """Sum every configuration's part files, in block order. Raises if any part is missing."""
+    """Sum every configuration's part files, in block order. Raises if any part is missing, or does
+    not belong to its place (see :func:`four21sim.tasks.check_part`)."""
     merged: list[dict | None] = [None] * len(configs)
     for t in make_tasks(len(configs), study.games, study.task_games):
         path = part_path(out, configs[t.config], t.block)
-        part = read_part(path, part_keys(configs[t.config]))
+        part = read_part(path, part_keys(configs[t.config]), part_identity(study, configs[t.config], t))
         if part is None:
             raise RuntimeError(f"part file {path} is missing or unreadable: the run is incomplete; "
                                "run the same command again to finish it")
@@ -83,8 +89,8 @@ def _config_cols(c: Config) -> dict:
 
 
 def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dict[str, pd.DataFrame]:
-    """Tidy tables: measures, distributions, skill, fairness, scores (and exact, for 2 players)."""
-    measures, dists, skill, fair = [], [], [], []
+    """Tidy tables: measures, distributions, skill, fairness, runaways, scores (and exact, for 2 players)."""
+    measures, dists, skill, fair, runaways = [], [], [], [], []
     exact_rows = _exact_rows(study, configs) if study.exact else []
     exact = {(r["variant"], r["lineup"]): r for r in exact_rows}
     for c, cnt in zip(configs, merged):
@@ -92,6 +98,9 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
         if c.lineup.kind == "one":
             n = c.players
             g = int(cnt["one_games"][0])
+            runaways.append(dict(cols, games=study.games, runaway_games=int(cnt["one_runaway"][0])))
+            if g == 0:  # every game ran away: nothing to measure
+                continue
             mean = float(cnt["one_sum"][0]) / (n * SHARE_UNIT * g)
             ex2 = float(cnt["one_sumsq"][0]) / ((n * SHARE_UNIT) ** 2 * g)
             half = Z95 * math.sqrt(max(ex2 - mean * mean, 0.0) / g)
@@ -104,6 +113,9 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
             skill.append(row)
             continue
         res = SimulationResult(c.variant, c.players, [c.lineup.a] * c.players, study.games, study.seed, 0, cnt)
+        runaways.append(dict(cols, games=study.games, runaway_games=res.runaways))
+        if res.finished == 0:
+            continue
         m = res.measures()
         m = pd.concat([pd.DataFrame([cols] * len(m)), m.reset_index(drop=True)], axis=1)
         measures.append(m)
@@ -138,6 +150,7 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
         "skill": pd.DataFrame(skill),
         "fairness": pd.DataFrame(fair),
         "exact": pd.DataFrame(exact_rows),
+        "runaways": pd.DataFrame(runaways),
     }
     tables["scores"] = fairness_scores(tables["fairness"])
     return tables

@@ -99,6 +99,10 @@ def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", 
     if len(policies) < 2:
         raise ValueError("policies: a tournament needs at least 2 policies")
     names = [p.name if isinstance(p, Policy) else str(p) for p in policies]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"policies: {name!r} is given twice; allowed: distinct policies (a policy never "
+                             "meets itself in a tournament)")
     pols = {n: resolve_policies(variant, players, [p] * players)[0] for n, p in zip(names, policies)}
     rows = []
     for na in names:

@@ -212,16 +212,22 @@ class Variant:
         existing file) or the TOML text itself. The options may stand at the top
         level or under a ``[variant]`` table.
         """
+        raw = str(path_or_text)
+        # one line with no "=" and no table header cannot hold an option: it names a file
         is_path = isinstance(path_or_text, Path) or (
-            "\n" not in str(path_or_text) and "=" not in str(path_or_text) and Path(str(path_or_text)).is_file())
+            "\n" not in raw and "=" not in raw and not raw.lstrip().startswith(("[", "#")) and raw.strip() != "")
         try:
-            text = Path(path_or_text).read_text() if is_path else str(path_or_text)
-        except OSError as exc:
-            raise ValueError(f"variant TOML: cannot read {str(path_or_text)!r} ({exc.strerror or exc})") from None
+            text = Path(path_or_text).read_text() if is_path else raw
+        except FileNotFoundError:
+            raise ValueError(f"variant TOML: the file {raw!r} does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"variant TOML: cannot read {raw!r} ({getattr(exc, 'strerror', None) or exc})") from None
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"variant TOML: cannot parse: {exc}") from None
+        except RecursionError:
+            raise ValueError("variant TOML: cannot parse: arrays or tables nested too deeply") from None
         section = data.get("variant", data)
         if not isinstance(section, Mapping):
             raise ValueError(f"variant TOML: 'variant' must be a table of options, not {section!r}")

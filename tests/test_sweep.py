@@ -1,5 +1,5 @@
-"""Tests of the study runner: ``python -m four21sim.sweep`` (sweep, study, tasks, runner,
-dask_executor, summarize).
+"""Tests of the study runner: ``python -m four21sim.sweep`` (sweep, study, study_run, tasks,
+executors, summarize).
 
 Every study here is tiny, so the whole file runs in a couple of minutes on two cores:
 
@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 
 import reference as R
 from four21sim import Variant, dice, simulate
+from four21sim.atomic import temp_owner
 from four21sim.policies import compile_policy
 from four21sim.sweep import main as sweep_main
 
@@ -373,7 +374,7 @@ def test_sigint_mid_run(tmp_path):
     assert line.startswith("sweep: interrupted") and "run the same command again" in line
     assert 2 <= assert_parts_load(out) < SLOW_TASKS
     for p in out.rglob("*"):
-        assert not p.name.startswith("."), f"temporary file left after an interrupt: {p}"
+        assert temp_owner(p) is None, f"temporary file left after an interrupt: {p}"
 
 
 # ================================================================== 5. corrupt parts
@@ -539,7 +540,7 @@ def test_help(tmp_path):
     assert res.returncode == 0 and res.stderr == ""
     text = res.stdout
     for opt in ("--config", "--variants", "--players", "--policies", "--set", "--games", "--task-games", "--seed",
-                "--name", "--workers", "--scheduler", "--out", "--quiet"):
+                "--name", "--workers", "--scheduler", "--out", "--quiet", "--wait", "--max-rounds"):
         assert opt in text, opt
     assert "example" in text.lower()
     assert re.search(r"python -m four21sim\.sweep --config \S+", text)  # an example command
@@ -601,18 +602,18 @@ def test_full_disk_mid_run_gives_one_line_and_exit_2(tmp_path, monkeypatch, caps
     # the parts already written stay whole, and a rerun finishes the study
     import errno
 
-    from four21sim import runner, sweep
+    from four21sim import sweep, tasks
 
-    real = runner.write_part
+    real = tasks.write_part
     calls = {"n": 0}
 
-    def flaky(path, counters):
+    def flaky(path, counters, identity):
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real(path, counters)
+        real(path, counters, identity)
 
-    monkeypatch.setattr(runner, "write_part", flaky)
+    monkeypatch.setattr(tasks, "write_part", flaky)
     out = tmp_path / "full"
     args = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "3000",
             "--task-games", "1000", "--out", str(out), "--quiet"]
@@ -621,7 +622,7 @@ def test_full_disk_mid_run_gives_one_line_and_exit_2(tmp_path, monkeypatch, caps
     assert "sweep: error: --out" in err and "No space left on device" in err and "Traceback" not in err
     parts = list((out / "parts").rglob("*.npz"))
     assert len(parts) == 1 and all(np.load(p).files for p in parts)
-    monkeypatch.setattr(runner, "write_part", real)
+    monkeypatch.setattr(tasks, "write_part", real)
     assert sweep.main(args) == 0
     assert (out / "REPORT.md").exists()
 

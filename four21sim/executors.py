@@ -1,0 +1,254 @@
+"""What runs a study's tasks: this process, local worker processes, or Dask.
+
+Every executor runs the same task function, :func:`work`, and hands each finished
+task to ``finished(task, counters)`` in the parent process, which writes its part
+file at once: an interrupted run loses only the tasks in flight.
+
+Local worker processes die with their parent: each asks the kernel to kill it when
+its parent dies (``PR_SET_PDEATHSIG`` on Linux) and also watches its parent's
+process id, ignores SIGINT (the parent decides), and on any error or signal in the
+parent, :func:`run_processes` kills them before returning.
+
+Dask (``pip install four21sim[dist]``): ``local:N`` starts a local cluster of N
+single-threaded worker processes; ``tcp://HOST:PORT`` uses a running scheduler.
+Before a client connects, the peer must answer like a Dask scheduler within
+``CONNECT_TIMEOUT`` seconds (:func:`probe_scheduler`), so a wrong address fails in
+one line instead of hanging. Tasks are deterministic functions of (configuration,
+seed, game range): a task lost with its worker is run again on another and gives the
+same counters.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+import socket
+import struct
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+from .tasks import Task, run_task
+
+__all__ = ["work", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
+           "run_on_dask", "close", "probe_scheduler", "CONNECT_TIMEOUT"]
+
+CONNECT_TIMEOUT = 10.0
+_LOCAL = re.compile(r"^local:(\d+)$")
+_TCP = re.compile(r"^tcp://([^:/\s]+):(\d+)$")
+_PR_SET_PDEATHSIG = 1
+
+
+def work(config, seed: int, first_game: int, games: int, max_rounds: int) -> dict:
+    """The task function of every worker (local process or Dask): one numba thread."""
+    return run_task(config, seed, first_game, games, threads=1, max_rounds=max_rounds)
+
+
+def warm_up() -> None:
+    """Compile (or load) the kernels once in this process, before any worker starts.
+
+    Workers then load the cache instead of compiling, and never write it concurrently.
+    """
+    from .simulate import simulate
+    simulate("super421", 2, "sec", games=64, seed=0, records=True)
+    simulate("super421", 2, "sec", games=64, seed=0)
+
+
+# ------------------------------------------------------------------ this process
+def run_in_process(pending: list[Task], configs, seed: int, max_rounds: int, finished: Callable) -> None:
+    """Run the tasks here, numba using every core."""
+    for t in pending:
+        finished(t, run_task(configs[t.config], seed, t.first_game, t.games, max_rounds=max_rounds))
+
+
+# ------------------------------------------------------------------ local processes
+def _die_with_parent(parent: int) -> None:
+    """Make this worker exit as soon as ``parent`` is gone, whatever the way it died."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watchdog below still works
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:  # died before the death signal was armed
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="four21sim-parent-watch").start()
+
+
+def _worker_init(parent: int) -> None:
+    import numba
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+    _die_with_parent(parent)
+    numba.set_num_threads(1)  # one thread per worker process: no oversubscription
+
+
+def run_processes(pending: list[Task], configs, seed: int, max_rounds: int, workers: int,
+                  finished: Callable) -> None:
+    """Run the tasks on ``workers`` local processes (spawned, one numba thread each)."""
+    warm_up()
+    ctx = multiprocessing.get_context("spawn")  # no fork after numba's threads have started
+    env_before = os.environ.get("NUMBA_NUM_THREADS")
+    # workers are spawned lazily, at submit: the variable must stay set until the pool is done
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    try:
+        todo = list(pending)
+        running = {}
+        # keep a bounded number of tasks in flight: an interrupt loses at most these
+        while todo or running:
+            while todo and len(running) < 2 * workers:
+                t = todo.pop(0)
+                running[pool.submit(work, configs[t.config], seed, t.first_game, t.games, max_rounds)] = t
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                t = running.pop(fut)
+                finished(t, fut.result())
+    except BaseException:
+        _kill_pool(pool)
+        raise
+    finally:
+        if env_before is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = env_before
+    pool.shutdown(wait=True)
+
+
+def _kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: its workers are killed, not left to finish their tasks."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(timeout=5)
+
+
+# ------------------------------------------------------------------ Dask
+def _import_distributed():
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ValueError("--scheduler: Dask is not installed; allowed: install it with "
+                         "pip install 'four21sim[dist]', or run without --scheduler") from None
+    return distributed
+
+
+def check_scheduler(addr: str) -> None:
+    """Validate a --scheduler address (ValueError naming the option and what is allowed)."""
+    m = _LOCAL.match(addr or "")
+    if not (m and int(m.group(1)) >= 1) and not _TCP.match(addr or ""):
+        raise ValueError(f"--scheduler: {addr!r} is not allowed; allowed: local:N (N >= 1 workers) or "
+                         "tcp://HOST:PORT")
+    _import_distributed()
+
+
+def _recv_exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("the connection was closed")
+        data += chunk
+    return data
+
+
+def probe_scheduler(addr: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Check that ``tcp://HOST:PORT`` answers like a Dask scheduler, within ``timeout`` seconds.
+
+    A Dask server speaks first: on a new connection it sends its handshake, one
+    message framed as ``<uint64 length><uint64 frame count><uint64 frame lengths>...``.
+    Anything else (silence, an HTTP server, garbage, a closed port) is a ValueError.
+    """
+    host, port = _TCP.match(addr).groups()
+    what = f"--scheduler: {addr!r}"
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            (size,) = struct.unpack("<Q", _recv_exactly(sock, 8))
+            if not 16 <= size <= 1 << 20:
+                raise ValueError(f"{what} is not a Dask scheduler (it answered something else); allowed: the "
+                                 "address of a running Dask scheduler, or local:N")
+            body = _recv_exactly(sock, size)
+    except socket.timeout:
+        raise ValueError(f"{what} did not answer as a Dask scheduler within {timeout:g} s; allowed: the address "
+                         "of a running Dask scheduler, or local:N") from None
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot reach it ({exc.strerror or exc}); allowed: the address of a running "
+                         "Dask scheduler, or local:N") from None
+    (frames,) = struct.unpack("<Q", body[:8])
+    lengths = struct.unpack(f"<{frames}Q", body[8:8 + 8 * frames]) if 1 <= frames <= (size - 8) // 8 else None
+    if lengths is None or 8 + 8 * frames + sum(lengths) != size:
+        raise ValueError(f"{what} is not a Dask scheduler (it answered something else); allowed: the address of "
+                         "a running Dask scheduler, or local:N")
+
+
+def open_client(addr: str, timeout: float = CONNECT_TIMEOUT):
+    """A connected ``distributed.Client`` (and the cluster it started, or None)."""
+    distributed = _import_distributed()
+    m = _LOCAL.match(addr)
+    if m:
+        cluster = distributed.LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
+                                           dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+        return distributed.Client(cluster), cluster
+    probe_scheduler(addr, timeout)
+    # the probe saw a Dask handshake; a peer could still stall later: bound the whole connection
+    box: dict = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(addr, timeout=f"{timeout}s")
+        except BaseException as exc:  # noqa: BLE001  reported below, in one line
+            box["error"] = exc
+
+    th = threading.Thread(target=connect, daemon=True, name="four21sim-dask-connect")
+    th.start()
+    th.join(2 * timeout)
+    if "client" in box:
+        return box["client"], None
+    why = (f"{type(box['error']).__name__}: {box['error']}" if "error" in box
+           else f"no answer within {2 * timeout:g} s")
+    raise ValueError(f"--scheduler: cannot connect to {addr!r} ({why}); allowed: the address of a running Dask "
+                     "scheduler, or local:N")
+
+
+def _worker_setup() -> str:
+    import numba
+    numba.set_num_threads(1)
+    warm_up()  # loads the kernels from the cache once per worker process
+    return "ready"
+
+
+def run_on_dask(client, pending: list[Task], configs, seed: int, max_rounds: int, finished: Callable,
+                retries: int = 3) -> None:
+    """Run ``pending`` tasks on a connected Dask client, calling ``finished(task, counters)`` as each
+    one completes."""
+    distributed = _import_distributed()
+    warm_up()  # compile here first so that workers on this machine only read the cache
+    client.run(_worker_setup)
+    futures = {}
+    for t in pending:
+        c = configs[t.config]
+        fut = client.submit(work, c, seed, t.first_game, t.games, max_rounds, key=f"four21-{t.config}-{c.key}-{t.block:06d}",
+                            pure=False, retries=retries)
+        futures[fut] = t
+    for fut in distributed.as_completed(list(futures)):
+        finished(futures[fut], fut.result())
+
+
+def close(client, cluster) -> None:
+    client.close()
+    if cluster is not None:
+        cluster.close()
