@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from ._cli import run
+from ._cli import add_version, run
 from .study import DEFAULT_STUDY, Study, load_study, parse_lineup
 
 _EPILOG = """examples:
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "uses a running scheduler (needs: pip install four21sim[dist])")
     p.add_argument("--out", metavar="DIR", help="output directory (default: results/<name>)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    add_version(p)
     return p
 
 
