@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from . import _display
 from . import _solver_kernels as SK
 from . import dice
 from .policies import KEEP_DTYPE, Policy, table_policy
@@ -129,6 +130,12 @@ class Solution:
     iterations: int
     residual: float
     info: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return _display.solution_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.solution_html(self)
 
     @property
     def tokens(self) -> int:

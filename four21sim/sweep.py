@@ -25,7 +25,7 @@ from .study import DEFAULT_STUDY, Study, load_study, parse_lineup
 _EPILOG = """examples:
   python -m four21sim.sweep                                   # the default study -> results/default/
   python -m four21sim.sweep --config experiments/lebon_vs_exact.toml
-  python -m four21sim.sweep --variants super421,classic --players 2,4 --policies greedy,one:optimal/greedy \\
+  python -m four21sim.sweep --variants super421,classic --players 2,4 --lineups greedy,one:optimal/greedy \\
       --games 100000 --seed 7 --out results/mine
   python -m four21sim.sweep --set tokens=21 --workers 2 --quiet
 
@@ -44,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "the options below override its values")
     p.add_argument("--variants", metavar="LIST", help="comma-separated presets, e.g. super421,classic")
     p.add_argument("--players", metavar="LIST", help="comma-separated player counts (2..8), e.g. 2,3,4")
-    p.add_argument("--policies", metavar="LIST",
-                   help="comma-separated line-ups: a policy everyone plays (sec, chase421, greedy, table-aware, "
+    p.add_argument("--policies", dest="policies_old", metavar="LIST", help=argparse.SUPPRESS)  # old spelling
+    p.add_argument("--lineups", metavar="LIST",
+                   help="comma-separated line-ups (the study file's lineups): a policy everyone plays (sec, chase421, greedy, table-aware, "
                         "random, optimal) or one:SKILLED/HABIT, e.g. greedy,one:optimal/greedy")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE",
                    help="a rule override applied to every variant, e.g. --set tokens=21 (repeatable)")
@@ -84,7 +85,12 @@ def study_from_args(args: argparse.Namespace) -> Study:
                 players.append(int(x))
             except ValueError:
                 raise ValueError(f"--players: {x!r} is not allowed; allowed: integers from 2 to 8") from None
-    lineups = _split(args.policies, "--policies")
+    if args.policies_old is not None:
+        if args.lineups is not None:
+            raise ValueError("--policies: the old spelling of --lineups; give one of them, not both")
+        print("sweep: warning: --policies is deprecated; use --lineups (the study file's key)", file=sys.stderr)
+        args.lineups = args.policies_old
+    lineups = _split(args.lineups, "--lineups")
     if lineups:
         for text in lineups:
             parse_lineup(text)
