@@ -145,7 +145,7 @@ def prepare(study: Study, out: Path) -> tuple[list, list]:
     from .simulate import resolve_policies
     configs, skipped = study.configs()
     if not configs:
-        raise ValueError("--policies/--players: no playable configuration (optimal needs 2 players)")
+        raise ValueError("--lineups/--players: no playable configuration (optimal needs 2 players)")
     seen = set()
     for c in configs:
         names = [c.lineup.a] if c.lineup.kind == "all" else [c.lineup.a, c.lineup.b]
@@ -183,6 +183,9 @@ def run_sweep(study: Study, out: Path, workers: int = 1, scheduler: str | None =
         check_scheduler(scheduler)
     out = Path(out)
     configs, skipped = prepare(study, out)
+    for s in skipped:  # every configuration the study drops is said on the console, not only in the manifest
+        print(f"sweep: warning: skipped {s['variant']}, {s['players']} players, {s['lineup']}: {s['reason']}",
+              file=sys.stderr)
     client = cluster = None
     if scheduler is not None:  # connect before writing anything: an unreachable scheduler writes nothing
         from .dask_executor import close, open_client
@@ -315,9 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sweep: error: --out: cannot write in {str(out)!r} ({exc.strerror or exc}); finished tasks are "
               "kept: fix it and run the same command again to resume", file=sys.stderr)
         return 2
-    if not args.quiet:
-        print(f"{manifest['games_total']:,} games ({manifest['games_played_run']:,} played now, counting every "
-              f"seat's turn of one:A/B line-ups) in {manifest['seconds']:.1f} s; report: {out / 'REPORT.md'}")
+    if not args.quiet:  # the progress bar's count: games played, every seat's turn of one:A/B line-ups included
+        resumed = manifest["games_played_total"] - manifest["games_played_run"]
+        print(f"{manifest['games_played_total']:,} games played" + (f" ({resumed:,} resumed)" if resumed else "")
+              + f" in {manifest['seconds']:.1f} s; report: {out / 'REPORT.md'}")
     return 0
 
 

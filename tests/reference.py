@@ -1,13 +1,13 @@
 """A slow, plain-Python 421 engine: the obviously-correct twin of the numba engine.
 
-Written from RULES.md and docs/engine.md alone. It plays the same games as the
+Written from docs/rules.md and docs/engine.md alone. It plays the same games as the
 numba engine from the same ``(seed, game)``, die for die, and returns the same
 per-game records, so the two can be compared exactly.
 
 Nothing here reads the engine. From ``four21sim.dice`` it only takes the *encodings*
 that policies are written in (hand and keep indices: ``HANDS``, ``KEEPS``,
 ``FULL_KEEP``, ``HAND_KEEPS``/``N_HAND_KEEPS`` whose order the random policy depends
-on). Rankings, values and categories are rebuilt here from RULES.md's tables (and
+on). Rankings, values and categories are rebuilt here from docs/rules.md's tables (and
 tests/test_reference.py checks they agree with ``dice.RANK``/``VALUE``/``CATEGORY``).
 Hands are sorted tuples of dice, highest first, e.g. ``(4, 2, 1)``.
 
@@ -123,7 +123,7 @@ class Stream:
         return self.draw(6) + 1
 
 
-# ==================================================== hands, ranks, values (RULES.md)
+# ==================================================== hands, ranks, values (docs/rules.md)
 def sort_hand(dice: Sequence[int]) -> tuple[int, ...]:
     """A hand as people write it: highest die first."""
     return tuple(sorted(dice, reverse=True))
@@ -160,7 +160,7 @@ def is_combination(h: tuple) -> bool:
 
 
 def ranking_order(name: str) -> list[tuple]:
-    """The 56 hands best first, transcribed from RULES.md's ranking table."""
+    """The 56 hands best first, transcribed from docs/rules.md's ranking table."""
     top = [FOUR21, (1, 1, 1)]
     for x in (6, 5, 4, 3, 2):
         fiche, brelan = (x, 1, 1), (x, x, x)
@@ -185,7 +185,7 @@ RANK_OF = {name: {h: i for i, h in enumerate(ranking_order(name))} for name in (
 
 
 def value_of(h: tuple, scheme: str) -> int:
-    """Tokens a hand is worth (RULES.md's value table)."""
+    """Tokens a hand is worth (docs/rules.md's value table)."""
     cat = category_of(h)
     if cat == "421":
         return 8 if scheme == "super421" else 10

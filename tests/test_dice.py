@@ -1,6 +1,6 @@
-"""Tests of four21sim.dice against RULES.md.
+"""Tests of four21sim.dice against docs/rules.md.
 
-Every expected number here comes from RULES.md or from plain-Python enumeration
+Every expected number here comes from docs/rules.md or from plain-Python enumeration
 written in this file, never from the tables under test.
 """
 
@@ -14,14 +14,14 @@ import pytest
 from four21sim import dice
 
 # ----------------------------------------------------------------- references
-# The plain hands read as numbers from 665 down to 322 (RULES.md), by hand.
+# The plain hands read as numbers from 665 down to 322 (docs/rules.md), by hand.
 PLAIN = (
     "665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621 "
     "554 553 552 551 544 542 541 533 532 531 522 521 "
     "443 442 441 433 431 422 "
     "332 331 322"
 )
-# The three rankings of RULES.md's table, best first, written out hand by hand.
+# The three rankings of docs/rules.md's table, best first, written out hand by hand.
 SUPER421_ORDER = (
     "421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321 " + PLAIN + " 221"
 )
@@ -59,7 +59,7 @@ def ref_category(t):
 
 
 def ref_value(t, scheme):
-    """RULES.md's value table."""
+    """docs/rules.md's value table."""
     cat = ref_category(t)
     if cat == "421":
         return {"super421": 8, "classic": 10}[scheme]

@@ -1,6 +1,6 @@
 """Tests of the numba Monte Carlo engine (``four21sim.simulate``) from first principles.
 
-Every expected number here comes from RULES.md, docs/engine.md, exact enumeration of
+Every expected number here comes from docs/rules.md, docs/engine.md, exact enumeration of
 the 216 outcomes, the exact Markov chain of tests/markov.py, or a statistical bound
 whose false-alarm probability is stated where it is used. No expected value was
 copied from a run of the engine.
@@ -313,7 +313,7 @@ def test_conservation_and_termination_grid(preset):
 
 
 def test_one_token_two_players_is_one_round():
-    # RULES.md: tokens=1 turns a 2-player game into a single round whose loser loses the game
+    # docs/rules.md: tokens=1 turns a 2-player game into a single round whose loser loses the game
     for preset in PRESETS:
         v = Variant.from_preset(preset, {"tokens": 1})
         res = simulate(v, 2, ["random", "greedy"], games=2000, seed=5, records=True)
@@ -545,7 +545,7 @@ def test_first_game_beyond_int64_is_rejected_or_played():
 RULE_OF = {name: v.followers for name, v in PRESETS.items()}
 USED = [(count, made) for count in (2, 3) for made in range(1, count)]  # made < count
 
-# rankings best first, written from RULES.md's table
+# rankings best first, written from docs/rules.md's table
 _PLAIN = ("665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621 "
           "554 553 552 551 544 542 541 533 532 531 522 521 443 442 441 433 431 422 332 331 322")
 RANKING_TEXT = {
