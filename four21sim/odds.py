@@ -329,8 +329,8 @@ def keep_advice(hand, throws_left: int = 2, objective: str | None = None, target
         turn = turn_odds(objective, tgt, v.ranking, v.values, followers, exact)
         options = ({dice.FULL_KEEP + h: turn.value[0][h]} if throws_left == 0
                    else turn.keep_values[throws_left][h])
-    order = list(options)  # tie order of HAND_KEEPS
-    ranked = sorted(options.items(), key=lambda kv: (-kv[1], order.index(kv[0])))
+    order = list(options)  # tie order of HAND_KEEPS; float ties (rounding noise) as exact ones
+    ranked = sorted(options.items(), key=lambda kv: (-(kv[1] if exact else round(kv[1], 11)), order.index(kv[0])))
     return [Keep(dice.keep_label(h, k), val, dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
                  k == dice.FULL_KEEP + h, k) for k, val in ranked]
 
