@@ -182,6 +182,7 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
     count : int, optional
         A follower: the leader's number of throws.
     """
+    from . import _rules as R
     from . import _solver_kernels as SK
     from .solver import _round_table_cached, solve
     pot, mine, theirs = _check_state(variant, state)
@@ -216,12 +217,11 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
                          f"allowed: 0 to {c - 1}")
     d = sol.round_detail(pot, theirs, mine)  # seen from the round's roles: the opponent leads
     code, pay = _round_table_cached(variant, "charge" if pot else "decharge")
-    nl = variant.next_leader_index
-    # the follower's value of the round ending with its hand h2 after f throws
-    vl = np.array([SK._successor(pot, theirs, mine, True, p, variant.tokens, sol.value, nl) if p else 0.0
-                   for p in range(int(pay.max()) + 1)])
-    vf = np.array([SK._successor(pot, theirs, mine, False, p, variant.tokens, sol.value, nl) if p else 0.0
-                   for p in range(int(pay.max()) + 1)])
+    prm = R.params(variant)
+    scratch = [np.empty(2, dtype=np.int64) for _ in range(3)]  # tokens, out, place
+    # the value to the round's leader (the opponent) of the round ending with each payout
+    vl, vf = (np.array([SK._successor_value(pot, theirs, mine, loser_is_leader, p, sol.value, prm, *scratch)
+                        if p else 0.0 for p in range(int(pay.max()) + 1)]) for loser_is_leader in (True, False))
 
     def terminal(f):
         cd, pp = code[hl, c - 1, :, f - 1], pay[hl, c - 1, :, f - 1]

@@ -75,7 +75,7 @@ def corrected_policy(variant, habit: str, decision: dict) -> Policy:
 
 def win_share(variant, policy, opponent="optimal") -> float:
     """Exact win share of ``policy`` against ``opponent``, 2 players, seats averaged."""
-    from .solver import evaluate
+    from .policies import evaluate
     v = _as_variant(variant)
     return (evaluate(v, [policy, opponent])["p_seat0"] + 1 - evaluate(v, [opponent, policy])["p_seat0"]) / 2
 

@@ -13,7 +13,7 @@ import pytest
 from four21sim import Variant, dice
 from four21sim.habits import HABITS, habit_mistakes, leader_profile
 from four21sim.policies import compile_policy, table_policy
-from four21sim.solver import evaluate
+from four21sim.policies import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ..variants import PRESETS, Variant
+from ..variants import OPTIONS, PRESETS, Variant
 
 
 class UserError(ValueError):
@@ -25,7 +25,7 @@ def add_variant_options(parser: argparse.ArgumentParser) -> None:
                         help=f"rule preset: {', '.join(PRESETS)} (default: super421)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one rule option, e.g. --set tokens=21 --set followers=at_most "
-                             "(repeatable; docs/rules.md lists every option)")
+                             f"(repeatable; options: {', '.join(OPTIONS)}; see docs/rules.md)")
 
 
 def variant_from_args(args: argparse.Namespace) -> Variant:
