@@ -337,7 +337,8 @@ def test_advisor_errors_name_the_option(args, words, capsys):
 # ----------------------------------------------------------------- conventions
 @pytest.mark.parametrize("argv", [["-m", "four21sim", "--version"], ["-m", "four21sim", "advise", "--version"],
                                   ["-m", "four21sim.advise", "--version"], ["-m", "four21sim", "solve", "--version"],
-                                  ["-m", "four21sim.solve", "--version"], ["-m", "four21sim", "sweep", "--version"]])
+                                  ["-m", "four21sim.solve", "--version"], ["-m", "four21sim", "sweep", "--version"],
+                                  ["-m", "four21sim", "play", "--version"]])
 def test_version_on_every_command(argv):
     from four21sim import __version__
     proc = subprocess.run([sys.executable, *argv], cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -16,6 +16,7 @@ COMMANDS = {
     "advise": ("four21sim.cli.advise", "which dice to keep: exact odds for the round and the game"),
     "solve": ("four21sim.cli.solve", "the 2-player game solved exactly: who wins, the optimal keep tables"),
     "sweep": ("four21sim.sweep", "run a study: fairness, first-player advantage, skill, game length"),
+    "play": ("four21sim.cli.play", "play a game at the terminal against the optimal or habit players"),
 }
 
 _USAGE = "usage: four21sim {" + ",".join(COMMANDS) + "} ... [--help] [--version]"
