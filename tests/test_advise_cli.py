@@ -187,6 +187,16 @@ def test_argparse_errors(args, word):
     (["631", "--objective", "beat"], ["--objective", "--beat"]),
     (["631", "--beat", "71"], ["--beat", "'71'"]),
     (["631", "--objective", "value", "--beat", "611"], ["--objective", "value"]),
+    # the advisor's own options
+    (["631", "--state", "11,0"], ["--state", "'11,0'"]),
+    (["631", "--state", "5,5,5"], ["state", "(5, 5, 5)"]),
+    (["631", "--beat", "611", "--beat", "654", "--state", "11,0,0"], ["--state", "one hand"]),
+    (["631", "--role", "leader", "--beat", "611"], ["--beat", "leader"]),
+    (["631", "--count", "4", "--beat", "611"], ["--count", "4"]),
+    (["631", "--role", "leader", "--phase", "decharge", "--state", "11,0,0"], ["--phase", "decharge"]),
+    (["631", "--beat", "611", "--count", "2", "--throws-left", "2"], ["--throws-left", "2"]),
+    (["--chart", "super421"], ["--out"]),
+    ([], ["hand", "missing"]),
 ])
 def test_error_messages_name_option_and_value(args, words, capsys):
     from four21sim.cli._common import run
@@ -310,28 +320,6 @@ def test_single_round_game_equals_the_round_odds():
         game = {r["keep"]: r["p_win_game"] for r in adv["game"]["keeps"]}
         for r in adv["keeps"]:
             assert game[r["keep"]] == pytest.approx(r["value"], abs=1e-12), (hand, r["keep"])
-
-
-@pytest.mark.parametrize("args,words", [
-    (["631", "--state", "11,0"], ["--state", "'11,0'"]),
-    (["631", "--state", "5,5,5"], ["state", "(5, 5, 5)"]),
-    (["631", "--beat", "611", "--beat", "654", "--state", "11,0,0"], ["--state", "one hand"]),
-    (["631", "--role", "leader", "--beat", "611"], ["--beat", "leader"]),
-    (["631", "--count", "4", "--beat", "611"], ["--count", "4"]),
-    (["631", "--role", "leader", "--phase", "decharge", "--state", "11,0,0"], ["--phase", "decharge"]),
-    (["631", "--beat", "611", "--count", "2", "--throws-left", "2"], ["--throws-left", "2"]),
-    (["--chart", "super421"], ["--out"]),
-    ([], ["hand", "missing"]),
-])
-def test_advisor_errors_name_the_option(args, words, capsys):
-    from four21sim.cli._common import run
-    assert run(advise.main, "advise", args) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("advise: error:")
-    for w in words:
-        assert w in lines[0], lines[0]
 
 
 # ----------------------------------------------------------------- conventions
