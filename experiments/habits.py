@@ -32,7 +32,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--top", type=int, default=10, help="mistakes listed per habit and preset (default 10)")
     p.add_argument("--screen", type=int, default=40,
-                   help="departures costed exactly per habit and preset, the most often met (default 40)")
+                   help="departures costed exactly per habit and preset, the most often met, half a leader's and "
+                        "half a follower's (default 40)")
     p.add_argument("--out", default="results/habits")
     args = p.parse_args(argv)
     out = Path(args.out)
@@ -54,7 +55,8 @@ def main(argv=None) -> int:
         "mistake's **cost** is what the habit's win share gains when it plays that one situation optimally "
         "(optimal play's keep may depend on the tokens) and everything else as before: the points of winning "
         "probability it gives away by playing that situation its own way. "
-        f"Per habit and preset the {args.screen} departures met most often are costed exactly and the "
+        f"Per habit and preset the {args.screen} departures met most often (half among the leader's "
+        "situations, half among the follower's) are costed exactly and the "
         f"{args.top} costliest are listed in [habits.csv](habits.csv). Costs are not additive: the habit's "
         "whole gap is spread over thousands of situations.", "",
         "## Win share against optimal play", "",

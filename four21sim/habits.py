@@ -9,7 +9,8 @@ and count. A habit plays a situation the same way whatever the tokens; where opt
 play keeps other dice, the habit departs. A departure's **cost** is what the habit's
 win share gains when it plays that one situation optimally (in every game state) and
 everything else as before. A habit departs in thousands of situations; the ones met
-most often are costed exactly and the costliest listed. Costs are not additive:
+most often (as many a leader's as a follower's) are costed exactly and the costliest
+listed. Costs are not additive:
 correcting two mistakes is not worth the sum of their costs.
 
     >>> from four21sim.habits import habit_mistakes
@@ -177,7 +178,8 @@ def habit_mistakes(variant, habit: str, top: int = 10, screen: int = 40) -> pd.D
     top : int
         How many mistakes to return, costliest first.
     screen : int
-        How many departures, the most often met, are costed exactly.
+        How many departures are costed exactly: the most often met, half of them
+        among the leader's situations and half among the follower's.
 
     Returns
     -------
@@ -195,7 +197,13 @@ def habit_mistakes(variant, habit: str, top: int = 10, screen: int = 40) -> pd.D
     opt = compile_policy("optimal", v, players=2)
     base = win_share(v, hab)
     deps = _departures(v, hab, opt)
-    ranked = sorted(deps.items(), key=lambda kv: -sum(kv[1].values()))[:screen]
+    # the most often met, half among the leader's situations and half among the follower's
+    # (a follower's situations are finer, so each is met less often)
+    by_reach = sorted(deps.items(), key=lambda kv: -sum(kv[1].values()))
+    lead = [kv for kv in by_reach if kv[0][0] == "leader"]
+    foll = [kv for kv in by_reach if kv[0][0] == "follower"]
+    n_lead = max(screen // 2, screen - len(foll))
+    ranked = lead[:n_lead] + foll[:screen - min(n_lead, len(lead))]
     rows = []
     for (role, made, c, hl, h), by_keep in ranked:
         decision = dict(role=role, made=made, count=c, hand=dice.hand_name(h),
