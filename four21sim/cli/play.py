@@ -71,21 +71,22 @@ class Terminal:
         if event == "round":
             where = f"charge, pot {d['pot']}" if d["phase"] == "charge" else "décharge"
             w(f"\nRound {d['number']} ({where}; tokens: {self.tokens(d['tokens'])}). "
-              f"{self.name(d['leader'])} lead{'' if d['leader'] == self.seat else 's'}.")
+              f"{self.name(d['leader']).capitalize()} lead{'' if d['leader'] == self.seat else 's'}.")
         elif event == "throw" and (d["seat"] != self.seat or d["made"] == d["limit"]):
             # the person's other throws are shown when it is asked to choose
-            w(f"  {self.name(d['seat'])} throw{'s' if d['seat'] != self.seat else ''} {_dice(d['hand'])}")
+            w(f"  {self.name(d['seat']).capitalize()} throw{'s' if d['seat'] != self.seat else ''} {_dice(d['hand'])}")
         elif event == "keep" and d["seat"] != self.seat:
             label = dice.keep_label(d["hand"], d["keep"])
             w(f"    and {'stops' if label == 'stop' else 'keeps ' + label}")
         elif event == "result":
-            hands = ", ".join(f"{self.name(s)} {dice.hand_name(h)} in {d['throws'][s]}" for s, h in d["hands"].items())
+            hands = ", ".join(f"{self.name(s)} {dice.hand_name(h)} ({d['throws'][s]} throw{'s' if d['throws'][s] > 1 else ''})"
+                              for s, h in d["hands"].items())
             n = f"{d['swing']} token{'s' if d['swing'] != 1 else ''}"
             winner, loser = self.name(d["winner"]), self.name(d["loser"])
             verb = "" if d["loser"] == self.seat else "s"
             move = (f"{loser} take{verb} {n} from the pot" if d["phase"] == "charge" else
                     f"{winner} give{'' if d['winner'] == self.seat else 's'} {n} to {loser}")
-            w(f"  Hands: {hands}. {winner} win{'' if d['winner'] == self.seat else 's'} the round; {move}"
+            w(f"  Hands: {hands}. {winner.capitalize()} win{'' if d['winner'] == self.seat else 's'} the round; {move}"
               + (" (nénette rescue)" if d["rescue"] else "") + ".")
         elif event == "end":
             w(f"\nGame over after {d['rounds']} rounds. Tokens: {self.tokens(d['tokens'])}.")
