@@ -358,6 +358,11 @@ def format_advice(adv: Advice, show_exact: bool = False) -> str:
                "421": "ending with 421", "value": "the expected value of your hand (tokens)"}[adv.objective]
     lines.append(f"Round answer: {adv.measure}, the exact chance of {round_q}."
                  if adv.objective != "value" else f"Round answer: {adv.measure}, {round_q}.")
+    ignored = [what for what, on in (("equal hands split by throw count", v.fewer_throws_wins),
+                                     ("the nénette rescue", v.nenette_rescue)) if on]
+    if ignored and adv.objective in ("round", "beat", "reach"):
+        lines.append(f"  (the round answer ranks hands by the ranking alone: it leaves out {' and '.join(ignored)}; "
+                     "the game answer does not)")
     if adv.game is not None:
         pot, mine, theirs = adv.state
         lines.append(f"Game answer:  P(win the game) from pot {pot}, you {mine}, the opponent {theirs} "
