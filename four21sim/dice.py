@@ -99,7 +99,7 @@ CATEGORY = np.array([_category(h) for h in HANDS], dtype=np.int64)
 
 
 def is_combination(hand: int) -> bool:
-    """True for a 421, a brelan, a fiche or a suite (RULES.md's *combination*)."""
+    """True for a 421, a brelan, a fiche or a suite (docs/rules.md's *combination*)."""
     return int(CATEGORY[hand]) <= CAT_SUITE
 
 

@@ -20,6 +20,10 @@ Objectives
 ``"reach"``  probability of ending at ``target`` or above;
 ``"value"``  expected value of the final hand under a value scheme.
 
+:func:`leader_round` answers the leader's question of one round against one
+follower: P(not losing the round), stopping being worth more the fewer throws it
+leaves the follower.
+
 On exact ties the keep that comes first in :data:`four21sim.dice.HAND_KEEPS`
 order wins: stopping, then keeping more dice, then keeping higher dice.
 """
@@ -29,14 +33,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from . import dice
 
-__all__ = ["OBJECTIVES", "TurnOdds", "turn_odds", "keep_advice", "reward_vector", "MAX_THROWS_LEFT"]
+__all__ = ["OBJECTIVES", "ADVICE_OBJECTIVES", "FOLLOWER_RULES", "TurnOdds", "turn_odds", "keep_advice", "Keep",
+           "reward_vector", "LeaderRound", "leader_round", "MAX_THROWS_LEFT"]
 
 OBJECTIVES = ("421", "beat", "reach", "value")
+ADVICE_OBJECTIVES = OBJECTIVES + ("round",)
+"""Objectives of :func:`keep_advice`: those of :func:`turn_odds`, and ``"round"`` for a
+leader (:func:`leader_round`)."""
 FOLLOWER_RULES = ("at_most", "exact")
 MAX_THROWS_LEFT = 2
 _FLOAT_TIE = 1e-12
@@ -189,20 +198,217 @@ def turn_odds(objective: str = "421", target: int | None = None, ranking: str = 
     return solve_turn(reward_vector(objective, target, ranking, values, exact), followers, exact)
 
 
-def keep_advice(hand: int, throws_left: int, objective: str = "421", target: int | None = None,
-                ranking: str = "super421", values: str = "super421", followers: str = "at_most",
-                exact: bool = False) -> list[tuple[int, object]]:
-    """Every distinct keep of ``hand`` with the score it achieves, best first.
 
-    Returns a list of ``(keep_index, score)``; use :func:`four21sim.dice.keep_label`
-    to show a keep. With ``throws_left=0`` the only option is to stop.
+class Keep(NamedTuple):
+    """One way to keep dice, as the advisor shows it.
+
+    Attributes
+    ----------
+    keep : str
+        The keep written against the hand: ``"_ _ 1"`` keeps the 1 and re-throws the
+        others, ``"stop"`` keeps the whole hand.
+    value : Fraction or float
+        The score the keep achieves with best play afterwards.
+    kept : str
+        The dice kept, highest first (``"1"``), ``"-"`` for none, the hand for stop.
+    stop : bool
+        True for stopping (keeping all three dice).
+    index : int
+        The keep's index in :data:`four21sim.dice.KEEPS`.
     """
+
+    keep: str
+    value: object
+    kept: str
+    stop: bool
+    index: int
+
+
+def _as_hand(text, option: str) -> int:
+    """A hand as the command line takes it: ``"631"``, ``"6-3-1"``, ``(6, 3, 1)`` or ``631``."""
+    if isinstance(text, (int, np.integer)) and not isinstance(text, bool):
+        text = str(int(text))
+    return dice.parse_hand(text, option)
+
+
+def _check_throws_left(throws_left) -> int:
     if isinstance(throws_left, bool) or not isinstance(throws_left, (int, np.integer)) \
             or not 0 <= throws_left <= MAX_THROWS_LEFT:
         raise ValueError(f"throws_left: {throws_left!r} is not allowed; allowed: 0, 1 or 2")
-    odds = turn_odds(objective, target, ranking, values, followers, exact)
-    if throws_left == 0:
-        return [(dice.FULL_KEEP + hand, odds.value[0][hand])]
-    options = odds.keep_values[throws_left][hand]
-    order = list(options)  # tie order of HAND_KEEPS
-    return sorted(options.items(), key=lambda kv: (-kv[1], order.index(kv[0])))
+    return int(throws_left)
+
+
+def choose_objective(objective: str | None, beat, reach, role: str = "follower") -> tuple[str, object]:
+    """The objective and target the advisor uses, from what was given (the command line's rule).
+
+    A target given with ``beat``/``reach`` sets the objective; without one a leader's
+    default is ``"round"`` and a follower's ``"421"``.
+    """
+    if beat is not None and reach is not None:
+        raise ValueError("beat/reach: give one target, not both")
+    target_text = beat if beat is not None else reach
+    if objective is None:
+        objective = "beat" if beat is not None else "reach" if reach is not None else \
+            ("round" if role == "leader" else "421")
+    if objective not in ADVICE_OBJECTIVES:
+        raise ValueError(f"objective: {objective!r} is not allowed; allowed: {', '.join(ADVICE_OBJECTIVES)}")
+    if objective in ("beat", "reach"):
+        if target_text is None:
+            raise ValueError(f"objective: {objective} needs a target hand; allowed: {objective}=HAND")
+        return objective, target_text
+    if target_text is not None:
+        raise ValueError(f"objective: {objective} takes no target hand; drop beat/reach "
+                         "or use objective beat or reach")
+    return objective, None
+
+
+def keep_advice(hand, throws_left: int = 2, objective: str | None = None, target=None, *, beat=None,
+                reach=None, variant="super421", followers: str | None = None, throws: int | None = None,
+                exact: bool = False) -> list[Keep]:
+    """Every distinct keep of ``hand`` with the score it achieves, best first.
+
+    Takes what ``four21sim advise`` takes, with the same defaults::
+
+        >>> odds.keep_advice("631", 2, beat="611")[0]
+        Keep(keep='_ _ 1', value=0.1458..., kept='1', stop=False, index=6)
+
+    Parameters
+    ----------
+    hand : str
+        The three dice held, in any order (``"631"``, ``"6-3-1"``).
+    throws_left : int
+        Throws still allowed, 0 to 2; with 0 the only option is to stop.
+    objective : {'421', 'beat', 'reach', 'value', 'round'}, optional
+        Default: ``beat`` with ``beat=``, ``reach`` with ``reach=``, else ``421``.
+        ``round`` is a leader's P(not losing the round to one follower)
+        (:func:`leader_round`; needs ``throws``).
+    target : str, optional
+        The hand to beat or reach (same as ``beat=`` or ``reach=``).
+    beat, reach : str, optional
+        The hand to beat strictly, or to reach or better.
+    variant : Variant or str
+        The rules (a preset name or a :class:`~four21sim.variants.Variant`): its
+        ranking, value scheme and follower rule.
+    followers : {'at_most', 'exact'}, optional
+        The follower rule the keeps obey (default: the variant's; ``round`` always
+        lets the leader stop).
+    throws : int, optional
+        For ``round``: the leader's throw limit this round (default: the variant's
+        charge limit).
+    exact : bool
+        Fractions if True, floats if False.
+
+    Returns
+    -------
+    list of Keep
+    """
+    from .variants import Variant, get_preset
+    v = get_preset(variant) if isinstance(variant, str) else variant
+    if not isinstance(v, Variant):
+        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
+    h = _as_hand(hand, "hand")
+    throws_left = _check_throws_left(throws_left)
+    if target is not None:
+        if objective == "reach":
+            reach = target
+        else:
+            beat = target
+    objective, target_text = choose_objective(objective, beat, reach)
+    tgt = _as_hand(target_text, objective) if target_text is not None else None
+    followers = followers or v.followers
+    if objective == "round":
+        limit = v.charge_throws if throws is None else throws
+        _check_throws(limit)
+        made = limit - throws_left
+        if made < 1:
+            raise ValueError(f"throws_left: {throws_left} is not allowed with a throw limit of {limit}; "
+                             f"allowed: 0 to {limit - 1}")
+        lr = leader_round(v.ranking, followers, limit, exact)
+        options = lr.stop_options(h, made)
+    else:
+        turn = turn_odds(objective, tgt, v.ranking, v.values, followers, exact)
+        options = ({dice.FULL_KEEP + h: turn.value[0][h]} if throws_left == 0
+                   else turn.keep_values[throws_left][h])
+    order = list(options)  # tie order of HAND_KEEPS; float ties (rounding noise) as exact ones
+    ranked = sorted(options.items(), key=lambda kv: (-(kv[1] if exact else round(kv[1], 11)), order.index(kv[0])))
+    return [Keep(dice.keep_label(h, k), val, dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
+                 k == dice.FULL_KEEP + h, k) for k, val in ranked]
+
+
+@dataclass(frozen=True)
+class LeaderRound:
+    """A leader's round against one follower who plays to beat the leader's hand.
+
+    The follower throws as many times as the leader did (at most that many under
+    ``at_most``) and keeps what maximises P(beat the leader) + 1/2 P(equal it). The
+    leader's score is P(not losing the round): 1 - that, equal hands being settled by
+    a fair roll-off. (Tie-breaks by throw count and the nénette rescue are not
+    modelled: this is the round as a single-turn problem, exact for what it states.)
+
+    Attributes
+    ----------
+    limit : int
+        The leader's throw limit.
+    stop_value : list of lists
+        ``stop_value[c-1][h]``: P(not losing) stopping on ``h`` after ``c`` throws.
+    keep_values : list of lists of dicts
+        ``keep_values[made][h]``: ``{keep: score}`` after ``made`` throws (1 to limit-1),
+        stopping included.
+    value : list of lists
+        ``value[made][h]``: the best score after ``made`` throws (``made`` = 1..limit).
+    """
+
+    limit: int
+    stop_value: list
+    keep_values: list
+    value: list
+
+    def stop_options(self, hand: int, made: int) -> dict:
+        """{keep: score} holding ``hand`` after ``made`` throws (only stop at the limit)."""
+        if made >= self.limit:
+            return {dice.FULL_KEEP + hand: self.stop_value[self.limit - 1][hand]}
+        return self.keep_values[made][hand]
+
+
+@lru_cache(maxsize=32)
+def leader_round(ranking: str = "super421", followers: str = "exact", limit: int = 3,
+                 exact: bool = False) -> LeaderRound:
+    """Solve a leader's round against one follower (see :class:`LeaderRound`).
+
+    Parameters
+    ----------
+    ranking : str
+        The ranking of the hands.
+    followers : {'at_most', 'exact'}
+        The follower's rule.
+    limit : int
+        The leader's throw limit, 1 to 3.
+    exact : bool
+        Fractions if True, floats if False.
+    """
+    _check_throws(limit)
+    if followers not in FOLLOWER_RULES:
+        raise ValueError(f"followers: {followers!r} is not allowed; allowed: {', '.join(FOLLOWER_RULES)}")
+    rank = dice.RANK[dice.ranking_index(ranking)]
+    one, half, zero = (Fraction(1), Fraction(1, 2), Fraction(0)) if exact else (1.0, 0.5, 0.0)
+    stop_value = [[zero] * dice.N_HANDS for _ in range(limit)]
+    for target in range(dice.N_HANDS):
+        reward = [one if rank[h] < rank[target] else half if h == target else zero for h in range(dice.N_HANDS)]
+        follower = solve(reward, followers, exact)
+        for c in range(1, limit + 1):
+            stop_value[c - 1][target] = one - follower.start_value(c)
+    value: list = [None] * (limit + 1)
+    keep_values: list = [None] * (limit + 1)
+    value[limit] = list(stop_value[limit - 1])
+    for made in range(limit - 1, 0, -1):
+        nxt = value[made + 1]
+        kval = {k: sum((p if exact else float(p)) * nxt[h2] for h2, p in dice.throw_distribution(k).items())
+                for k in range(dice.N_KEEPS - dice.N_HANDS)}
+        cur_keeps, cur = [], []
+        for h in range(dice.N_HANDS):
+            options = {k: stop_value[made - 1][h] if k == dice.FULL_KEEP + h else kval[k] for k in dice.keeps_of(h)}
+            cur_keeps.append(options)
+            cur.append(max(options.values()))
+        keep_values[made] = cur_keeps
+        value[made] = cur
+    return LeaderRound(limit, stop_value, keep_values, value)

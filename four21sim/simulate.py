@@ -26,8 +26,9 @@ from . import _kernels as K
 from . import _layout as Y
 from . import _rules as R
 from . import dice
+from . import _display
 from .policies import Policy, resolve_policies
-from .stats import Z95, mean_interval, wilson
+from .stats import Z95, Estimate, mean_interval, wilson
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant, get_preset
 
 __all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS"]
@@ -277,22 +278,31 @@ class SimulationResult:
                              mean_place=float((place * np.arange(self.players)).sum() / n)))
         return pd.DataFrame(rows)
 
-    def first_player_advantage(self) -> tuple[float, float, float]:
-        """Seat 0's win share minus 1/players, with its interval: ``(value, low, high)``.
+    def __repr__(self) -> str:
+        return _display.simulation_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.simulation_html(self)
+
+    def first_player_advantage(self) -> Estimate:
+        """Seat 0's win share minus 1/players, with its 95% interval: ``Estimate(value, low, high)``.
 
         The win share gives each of k joint winners 1/k (so shares sum to 1); with
         two players it is P(seat 0 wins).
         """
         m, lo, hi = self._share("win", 0)
         base = 1 / self.players
-        return m - base, lo - base, hi - base
+        return Estimate(m - base, lo - base, hi - base)
 
     # ---------------------------------------------------------------- tidy
     def measures(self) -> pd.DataFrame:
         """One row per measure (and seat where it applies), with 95% intervals.
 
-        Columns: ``measure, seat, value, ci_low, ci_high, games``. Probabilities
-        have Wilson intervals; means have normal-approximation intervals.
+        Columns: ``measure, seat, value, ci_low, ci_high, games``. ``seat`` is the
+        seat a per-seat measure is about (0 leads the first round) and ``-1`` for a
+        measure of the whole table (game length, swings, per-round rates). Probabilities
+        have Wilson intervals; means have normal-approximation intervals; NaN where no
+        interval is computed. Every measure is described in docs/results.md.
         """
         n = self._n
         c = self.counters

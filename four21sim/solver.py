@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from . import _display
 from . import _rules as R
 from . import _solver_kernels as SK
 from . import dice
@@ -105,6 +106,12 @@ class Solution:
     iterations: int
     residual: float
     info: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return _display.solution_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.solution_html(self)
 
     @property
     def tokens(self) -> int:
@@ -384,39 +391,66 @@ def evaluate(variant: Variant, policies) -> dict:
         if isinstance(p, str) or getattr(p, "kind", None) != "table":
             raise ValueError(f"policies: {getattr(p, 'name', p)!r} is not a compiled table policy; "
                              "compile names with four21sim.policies (or call four21sim.policies.evaluate)")
+    chain = policy_chain(variant, pols)
+    A, win = chain["A"], chain["win"]
+    p = np.linalg.solve(A, win)
+    r = np.linalg.solve(A, np.ones(len(win)))
+    start = chain["start"]
+    return {"p_seat0": float(p[start]), "expected_rounds": float(r[start])}
+
+
+def _decisions(pols, T: int, pot: int, a: int, b: int, ld: int) -> tuple[np.ndarray, np.ndarray]:
+    """The leader's and the follower's decision tables in a state (``a``: the leader's tokens)."""
+    pl, pf = pols[ld], pols[1 - ld]
+    lead = pl.lead[pot * (T + 1) + a if pl.ctx_mode == 1 else 0]
+    foll = pf.foll[pot * (T + 1) + b if pf.ctx_mode == 1 else 0]
+    return lead.astype(np.int64), foll.astype(np.int64)
+
+
+def state_row(chain: dict, i: int, lead_dec: np.ndarray, foll_dec: np.ndarray) -> tuple[float, dict]:
+    """One state's row of the chain under the given decisions: P(seat 0 wins now) and
+    ``{next state index: probability}``."""
+    idx = chain["idx"]
+    pot, t0, t1, ld = chain["states"][i]
+    a, b = (t0, t1) if ld == 0 else (t1, t0)
+    dist = _outcome_dist(chain["variant"], pot, lead_dec, foll_dec, chain["tables"], chain["max_pay"])
+    win, row = 0.0, {}
+    for pr, nxt, same in _transitions(pot, a, b, dist, chain["prm"]):
+        if nxt is None:  # 'same' is True when the round's leader won the game
+            if (ld == 0) == bool(same):
+                win += pr
+            continue
+        pot2, x, y = nxt  # x: tokens of the next leader
+        next_leader = ld if same else 1 - ld
+        s0, s1 = (x, y) if next_leader == 0 else (y, x)
+        j = idx[(pot2, s0, s1, next_leader)]
+        row[j] = row.get(j, 0.0) + pr
+    return win, row
+
+
+def policy_chain(variant: Variant, pols) -> dict:
+    """The Markov chain of a game between two compiled table policies (seat 0, seat 1).
+
+    States are ``(pot, tokens of seat 0, tokens of seat 1, leader)``; returns a dict with
+    ``states``, ``idx`` (state -> row), ``A`` (I - transition matrix), ``win`` (P(seat 0
+    wins in the round played from each state)), ``start`` and what :func:`state_row` needs.
+    """
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
     tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
-    max_pay = int(max(t[1].max() for t in tables))
-    prm = R.params(variant)
     states = [(pot, t0, T - pot - t0, ld) for pot in range(T + 1) for t0 in range(T + 1 - pot) for ld in (0, 1)
               if not (pot == 0 and (t0 == 0 or t0 == T))]
-    idx = {s: i for i, s in enumerate(states)}
+    chain = dict(variant=variant, tokens=T, tables=tables, max_pay=int(max(t[1].max() for t in tables)),
+                 prm=R.params(variant), states=states, idx={s: i for i, s in enumerate(states)}, pols=pols)
     n = len(states)
     A = np.eye(n)
     win = np.zeros(n)
-    rounds = np.ones(n)
-
-    def ctx(pot, own, pol):
-        return pot * (T + 1) + own if pol.ctx_mode == 1 else 0
-
     for i, (pot, t0, t1, ld) in enumerate(states):
         a, b = (t0, t1) if ld == 0 else (t1, t0)
-        pl, pf = pols[ld], pols[1 - ld]
-        lead_dec = pl.lead[ctx(pot, a, pl)].astype(np.int64)
-        foll_dec = pf.foll[ctx(pot, b, pf)].astype(np.int64)
-        dist = _outcome_dist(variant, pot, lead_dec, foll_dec, tables, max_pay)
-        for pr, nxt, same in _transitions(pot, a, b, dist, prm):
-            if nxt is None:  # 'same' is True when the round's leader won the game
-                if (ld == 0) == bool(same):
-                    win[i] += pr
-                continue
-            pot2, x, y = nxt  # x: tokens of the next leader
-            next_leader = ld if same else 1 - ld
-            s0, s1 = (x, y) if next_leader == 0 else (y, x)
-            A[i, idx[(pot2, s0, s1, next_leader)]] -= pr
-    p = np.linalg.solve(A, win)
-    r = np.linalg.solve(A, rounds)
-    start = idx[(T, 0, 0, 0)]
-    return {"p_seat0": float(p[start]), "expected_rounds": float(r[start])}
+        w, row = state_row(chain, i, *_decisions(pols, T, pot, a, b, ld))
+        win[i] = w
+        for j, pr in row.items():
+            A[i, j] -= pr
+    chain.update(A=A, win=win, start=chain["idx"][(T, 0, 0, 0)])
+    return chain

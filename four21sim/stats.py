@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Z95", "wilson", "mean_interval", "z_for"]
+__all__ = ["Z95", "Estimate", "wilson", "mean_interval", "z_for"]
 
 Z95 = 1.959963984540054
+
+
+class Estimate(NamedTuple):
+    """A value with its interval (a tuple: ``value, low, high = estimate`` still works)."""
+
+    value: float
+    low: float
+    high: float
 
 
 def z_for(confidence: float) -> float:

@@ -138,7 +138,7 @@ def prepare(study: Study, out: Path, chosen: bool = True) -> tuple[list[Config],
     from .policies import resolve_policies
     configs, skipped = study.configs()
     if not configs:
-        raise ValueError("--policies/--players: no playable configuration (optimal needs 2 players)")
+        raise ValueError("--lineups/--players: no playable configuration (optimal needs 2 players)")
     seen = set()
     for c in configs:
         names = [c.lineup.a] if c.lineup.kind == "all" else [c.lineup.a, c.lineup.b]
@@ -255,6 +255,8 @@ def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None,
         executors.check_scheduler(scheduler)
     out = Path(out)
     configs, skipped = prepare(study, out, chosen)
+    for s in skipped:  # every configuration the study drops is said on the console, not only in the manifest
+        warn(f"skipped {s['variant']}, {s['players']} players, {s['lineup']}: {s['reason']}")
     client = cluster = None
     if scheduler is not None:  # connect before writing anything: an unreachable scheduler writes nothing
         client, cluster = executors.open_client(scheduler)

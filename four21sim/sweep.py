@@ -53,9 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "the options below override its values")
     p.add_argument("--variants", metavar="LIST", help="comma-separated presets, e.g. super421,classic")
     p.add_argument("--players", metavar="LIST", help="comma-separated player counts (2..8), e.g. 2,3,4")
-    p.add_argument("--policies", metavar="LIST",
-                   help="comma-separated line-ups: a policy everyone plays (sec, chase421, greedy, table-aware, "
-                        "random, optimal) or one:SKILLED/HABIT, e.g. greedy,one:optimal/greedy")
+    p.add_argument("--policies", dest="policies_old", metavar="LIST", help=argparse.SUPPRESS)  # old spelling
+    p.add_argument("--lineups", metavar="LIST",
+                   help="comma-separated line-ups (the study file's lineups): a policy everyone plays ("
+                        + ", ".join(POLICY_NAMES) + ") or one:SKILLED/HABIT, e.g. greedy,one:optimal/greedy")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE",
                    help="a rule override applied to every variant, e.g. --set tokens=21 (repeatable)")
     p.add_argument("--games", type=int, metavar="N", help="games per configuration, e.g. 1000000")
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", action="store_true",
                    help="if another run is writing the output directory, wait for it (default: refuse at once)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    add_version(p)
     return p
 
 
@@ -98,7 +100,12 @@ def study_from_args(args: argparse.Namespace) -> Study:
                 players.append(int(x))
             except ValueError:
                 raise ValueError(f"--players: {x!r} is not allowed; allowed: integers from 2 to 8") from None
-    lineups = _split(args.policies, "--policies")
+    if args.policies_old is not None:
+        if args.lineups is not None:
+            raise ValueError("--policies: the old spelling of --lineups; give one of them, not both")
+        print("sweep: warning: --policies is deprecated; use --lineups (the study file's key)", file=sys.stderr)
+        args.lineups = args.policies_old
+    lineups = _split(args.lineups, "--lineups")
     if lineups:
         for text in lineups:
             parse_lineup(text)
@@ -137,8 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if not args.quiet:
         runaway = manifest.get("runaway_games", 0)
-        print(f"{manifest['games_total']:,} games ({manifest['games_played_run']:,} played now, counting every "
-              f"seat's turn of one:A/B line-ups) in {manifest['seconds']:.1f} s"
+        resumed = manifest["games_played_total"] - manifest["games_played_run"]
+        print(f"{manifest['games_played_total']:,} games played" + (f" ({resumed:,} resumed)" if resumed else "")
+              + f" in {manifest['seconds']:.1f} s"
               + (f", {runaway:,} runaway games left out (see runaways.parquet)" if runaway else "")
               + f"; report: {out / 'REPORT.md'}")
     return 0

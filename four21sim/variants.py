@@ -1,4 +1,4 @@
-"""Rule variants of 421: the options of RULES.md, the four presets, overrides and TOML.
+"""Rule variants of 421: the options of docs/rules.md, the four presets, overrides and TOML.
 
 A :class:`Variant` is frozen and validated on construction, so every variant that
 exists is playable. Build one from a preset with overrides written as a command
@@ -148,7 +148,7 @@ def _default(name: str) -> Any:
 
 @dataclass(frozen=True)
 class Variant:
-    """One complete set of 421 rules (see RULES.md for the meaning of each option).
+    """One complete set of 421 rules (see docs/rules.md for the meaning of each option).
 
     Parameters
     ----------
@@ -255,7 +255,7 @@ class Variant:
 
     # ------------------------------------------------------------ description
     def options(self) -> dict[str, Any]:
-        """Every option, in the order of RULES.md."""
+        """Every option, in the order of docs/rules.md."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def nearest_preset(self) -> tuple[str, dict[str, Any]]:

@@ -3,7 +3,7 @@
 "Sec": the leader stops after its first throw, so the round's count is 1 and the
 follower throws once too. Every round, each player's hand is then one independent
 throw of three dice, whoever leads; the game is a Markov chain on
-``(pot, tokens of seat 0, tokens of seat 1)`` whose transitions follow from RULES.md
+``(pot, tokens of seat 0, tokens of seat 1)`` whose transitions follow from docs/rules.md
 alone:
 
 * the round: the worse hand loses (the ranking is a total order, so only equal

@@ -126,7 +126,7 @@ class Stream:
         return self.draw(6) + 1
 
 
-# ==================================================== hands, ranks, values (RULES.md)
+# ==================================================== hands, ranks, values (docs/rules.md)
 def sort_hand(dice: Sequence[int]) -> tuple[int, ...]:
     """A hand as people write it: highest die first."""
     return tuple(sorted(dice, reverse=True))

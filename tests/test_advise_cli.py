@@ -1,4 +1,10 @@
-"""Tests of the ``python -m four21sim.advise`` command line, run as a subprocess."""
+"""Tests of the advisor, ``four21sim advise`` (also ``python -m four21sim.advise``), run as a
+subprocess and in-process.
+
+Round answers are checked against brute-force enumeration written here from the rules
+(docs/rules.md); game answers against the exact solver's own tables, and, where the game
+is a single round (tokens=1: the round's loser loses the game), against the round odds.
+"""
 
 import itertools
 import json
@@ -10,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from rules_tables import POSITION
+from rules_tables import POSITION, RANKING_TEXT
 
 from four21sim import advise
 
 REPO = Path(__file__).resolve().parents[1]
 
 POS = POSITION["super421"]
+SUPER421 = RANKING_TEXT["super421"]
+MONTREAL = RANKING_TEXT["montreal"]
 
 
 def srt(d):
@@ -115,14 +123,17 @@ def test_json_631_beat_611():
 
 def test_in_process_options():
     # --followers at_most adds 'stop'; --objective value needs no target
-    adv = advise.advise(["631", "--throws-left", "1", "--followers", "at_most"])
+    adv = advise.advise(["631", "--role", "follower", "--throws-left", "1", "--followers", "at_most"])
     assert len(adv["keeps"]) == 8 and adv["objective"] == "421"
     assert sum(r["stop"] for r in adv["keeps"]) == 1
-    adv = advise.advise(["421", "--throws-left", "2", "--variant", "super421-lebon"])
+    adv = advise.advise(["631", "--role", "follower", "--throws-left", "1"])  # super421: exact followers
+    assert len(adv["keeps"]) == 7 and not any(r["stop"] for r in adv["keeps"])
+    adv = advise.advise(["421", "--throws-left", "2", "--objective", "421", "--variant", "super421-lebon"])
     assert adv["best"]["stop"] and Fraction(adv["best"]["exact"]) == 1
     adv = advise.advise(["421", "--throws-left", "0"])
     assert len(adv["keeps"]) == 1 and adv["best"]["keep"] == "stop"
-    adv = advise.advise(["6-6-6", "--throws-left", "1", "--objective", "value", "--variant", "classic"])
+    adv = advise.advise(["6-6-6", "--throws-left", "1", "--objective", "value", "--variant", "classic",
+                         "--phase", "decharge"])
     assert adv["values"] == "classic" and adv["followers"] == "at_most"
     assert adv["best"]["stop"] and Fraction(adv["best"]["exact"]) == 6
     adv = advise.advise(["221", "--reach", "221", "--set", "followers=at_most"])
@@ -176,9 +187,19 @@ def test_argparse_errors(args, word):
     (["631", "--objective", "beat"], ["--objective", "--beat"]),
     (["631", "--beat", "71"], ["--beat", "'71'"]),
     (["631", "--objective", "value", "--beat", "611"], ["--objective", "value"]),
+    # the advisor's own options
+    (["631", "--state", "11,0"], ["--state", "'11,0'"]),
+    (["631", "--state", "5,5,5"], ["state", "(5, 5, 5)"]),
+    (["631", "--beat", "611", "--beat", "654", "--state", "11,0,0"], ["--state", "one hand"]),
+    (["631", "--role", "leader", "--beat", "611"], ["--beat", "leader"]),
+    (["631", "--count", "4", "--beat", "611"], ["--count", "4"]),
+    (["631", "--role", "leader", "--phase", "decharge", "--state", "11,0,0"], ["--phase", "decharge"]),
+    (["631", "--beat", "611", "--count", "2", "--throws-left", "2"], ["--throws-left", "2"]),
+    (["--chart", "super421"], ["--out"]),
+    ([], ["hand", "missing"]),
 ])
 def test_error_messages_name_option_and_value(args, words, capsys):
-    from four21sim._cli import run
+    from four21sim.cli._common import run
     assert run(advise.main, "advise", args) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -192,3 +213,149 @@ def test_help():
     proc = run_cli("--help")
     assert proc.returncode == 0
     assert "--throws-left" in proc.stdout and "--variant" in proc.stdout
+
+
+# ----------------------------------------------------------------- the leader's round answer
+def test_a_leader_sees_stop_against_each_keep():
+    # super421 has 'exact' followers, yet a leader may always stop
+    adv = advise.advise(["631", "--role", "leader", "--throws-left", "2"])
+    assert adv["role"] == "leader" and adv["objective"] == "round"
+    assert sum(r["stop"] for r in adv["keeps"]) == 1 and len(adv["keeps"]) == 8
+
+
+def test_leader_round_421_after_one_throw_is_71_72():
+    # Nothing beats 421; one follower throw (the leader stopped after one) equals it in
+    # 6 of 216 throws, and a tie is a fair roll-off: P(not losing) = 1 - 3/216 = 71/72.
+    adv = advise.advise(["421", "--role", "leader", "--throws-left", "2"])
+    assert adv["best"]["stop"] and Fraction(adv["best"]["exact"]) == Fraction(71, 72)
+
+
+def test_leader_round_one_throw_limit_against_counting():
+    # Montreal charge: one throw each. Stopping on h: the follower's one throw beats h or
+    # equals it (half) in so many of the 216 ordered throws, counted here.
+    pos = {tuple(int(c) for c in s): i for i, s in enumerate(MONTREAL.split())}
+    throws = [srt(t) for t in itertools.product(range(1, 7), repeat=3)]
+    for text in MONTREAL.split():
+        h = tuple(int(c) for c in text)
+        better = sum(pos[t] < pos[h] for t in throws)
+        equal = sum(t == h for t in throws)
+        adv = advise.advise([text, "--role", "leader", "--variant", "montreal"])
+        assert adv["throws_left"] == 0 and len(adv["keeps"]) == 1
+        assert Fraction(adv["best"]["exact"]) == 1 - Fraction(2 * better + equal, 2 * 216), text
+
+
+# ----------------------------------------------------------------- the game answer
+def solve_cli_json(*args):
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "solve", *args, "--json"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_follower_game_answer_against_the_solver_command():
+    # the issue's case: 543 behind a 654 (three throws), one throw left, décharge 3 tokens to 8
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "advise", "543", "--throws-left", "1",
+                           "--beat", "654", "--state", "0,3,8", "--json"], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    adv = json.loads(proc.stdout)
+    # the round answer: P(beat 654) by enumeration
+    assert Fraction(adv["best"]["exact"]) == max(brute_beat_exact((5, 4, 3), 1, (6, 5, 4)).values())
+    # the solver's follower table, the opponent (seat 0, 8 tokens) leading
+    table = solve_cli_json("--state", "0,8,3,0", "--follower", "654,3")["follower"]["table"]
+    cell = next(r for r in table if r["hand"] == "543" and r["throws_made"] == 2)
+    assert adv["game"]["best"]["keep"] == cell["decision"]
+    assert adv["game"]["best"]["p_win_game"] == pytest.approx(cell["p_win"], abs=1e-12)
+    assert all(r["p_win_game"] <= cell["p_win"] + 1e-12 for r in adv["game"]["keeps"])
+    assert adv["game"]["best"]["keep"] != adv["best"]["keep"]
+    assert adv["explanation"].startswith("They differ") and "tokens at stake" in adv["explanation"]
+    assert "P(beat 654)" in adv["explanation"]
+
+
+@pytest.mark.parametrize("hand", ["631", "611", "654", "221"])
+def test_leader_game_answer_against_the_solver_command(hand):
+    adv = advise.advise([hand, "--role", "leader", "--throws-left", "2", "--state", "11,0,0"])
+    table = solve_cli_json()["leader"]["table"]
+    cell = next(r for r in table if r["hand"] == hand and r["throws_made"] == 1)
+    assert adv["game"]["best"]["keep"] == cell["decision"]
+    assert adv["game"]["best"]["p_win_game"] == pytest.approx(cell["p_win"], abs=1e-12)
+    same = adv["game"]["best"]["keep"] == adv["best"]["keep"]
+    assert adv["explanation"].startswith("Both answers" if same else "They differ")
+
+
+def _one_round_follower(target, ranking_text):
+    """{kept dice: P(beat target) + 1/2 P(equal)} with one throw left, by enumeration."""
+    pos = {tuple(int(c) for c in s): i for i, s in enumerate(ranking_text.split())}
+
+    def score(h):
+        return Fraction(1) if pos[h] < pos[target] else Fraction(1, 2) if h == target else Fraction(0)
+
+    def opts(hand):
+        out = {}
+        for keep in {srt(c) for n in range(3) for c in itertools.combinations(hand, n)}:
+            new = list(itertools.product(range(1, 7), repeat=3 - len(keep)))
+            out[keep] = sum(score(srt(keep + t)) for t in new) / Fraction(len(new))
+        return out
+    return opts
+
+
+def test_single_round_game_equals_the_round_odds():
+    # tokens=1: the round's loser takes the only token and loses the game, so the game
+    # answer is the round's: P(win the game) = P(beat the leader) + 1/2 P(equal).
+    opts = _one_round_follower((6, 1, 1), SUPER421)
+    for hand in [(6, 3, 1), (4, 2, 1), (2, 2, 1), (5, 5, 2)]:
+        text = "".join(map(str, hand))
+        adv = advise.advise([text, "--beat", "611", "--throws-left", "1", "--count", "2", "--set", "tokens=1",
+                             "--state", "1,0,0"])
+        expected = opts(hand)
+        got = {(() if r["kept"] == "-" else tuple(int(c) for c in r["kept"])): r["p_win_game"]
+               for r in adv["game"]["keeps"]}
+        assert set(got) == set(expected)
+        for keep, p in expected.items():
+            assert got[keep] == pytest.approx(float(p), abs=1e-12), (hand, keep)
+    # and the leader's game answer is its round answer (both exact, computed apart)
+    for hand in ["631", "611", "654", "221", "421", "666"]:
+        adv = advise.advise([hand, "--role", "leader", "--throws-left", "1", "--set", "tokens=1",
+                             "--state", "1,0,0"])
+        game = {r["keep"]: r["p_win_game"] for r in adv["game"]["keeps"]}
+        for r in adv["keeps"]:
+            assert game[r["keep"]] == pytest.approx(r["value"], abs=1e-12), (hand, r["keep"])
+
+
+# ----------------------------------------------------------------- conventions
+@pytest.mark.parametrize("argv", [["-m", "four21sim", "--version"], ["-m", "four21sim", "advise", "--version"],
+                                  ["-m", "four21sim.advise", "--version"], ["-m", "four21sim", "solve", "--version"],
+                                  ["-m", "four21sim.solve", "--version"], ["-m", "four21sim", "sweep", "--version"],
+                                  ["-m", "four21sim", "play", "--version"]])
+def test_version_on_every_command(argv):
+    from four21sim import __version__
+    proc = subprocess.run([sys.executable, *argv], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"four21sim {__version__}"
+
+
+def test_console_script_is_declared_and_resolves():
+    import importlib
+    import tomllib
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    module, _, func = scripts["four21sim"].partition(":")
+    assert callable(getattr(importlib.import_module(module), func))
+    assert (REPO / "four21sim" / "py.typed").is_file()
+
+
+def test_unknown_command_is_one_line_exit_2():
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "fly"], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "'fly'" in proc.stderr and "advise" in proc.stderr
+
+
+@pytest.mark.parametrize("cmd", [["advise", "631", "--beat", "611", "--state", "11,0,0"], ["solve"]])
+def test_a_closed_pipe_ends_quietly(cmd):
+    # the reader closes the pipe before the command writes: no traceback, exit status 0
+    proc = subprocess.Popen([sys.executable, "-m", "four21sim", *cmd], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == ""

@@ -1,6 +1,6 @@
-"""Tests of four21sim.dice against RULES.md.
+"""Tests of four21sim.dice against docs/rules.md.
 
-Every expected number here comes from RULES.md or from plain-Python enumeration
+Every expected number here comes from docs/rules.md or from plain-Python enumeration
 written in this file, never from the tables under test.
 """
 
@@ -44,7 +44,7 @@ def ref_category(t):
 
 
 def ref_value(t, scheme):
-    """RULES.md's value table."""
+    """docs/rules.md's value table."""
     cat = ref_category(t)
     if cat == "421":
         return {"super421": 8, "classic": 10}[scheme]

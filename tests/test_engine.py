@@ -1,6 +1,6 @@
 """Tests of the numba Monte Carlo engine (``four21sim.simulate``) from first principles.
 
-Every expected number here comes from RULES.md, docs/engine.md, exact enumeration of
+Every expected number here comes from docs/rules.md, docs/engine.md, exact enumeration of
 the 216 outcomes, the exact Markov chain of tests/markov.py, or a statistical bound
 whose false-alarm probability is stated where it is used. No expected value was
 copied from a run of the engine.
@@ -310,7 +310,7 @@ def test_conservation_and_termination_grid(preset):
 
 
 def test_one_token_two_players_is_one_round():
-    # RULES.md: tokens=1 turns a 2-player game into a single round whose loser loses the game
+    # docs/rules.md: tokens=1 turns a 2-player game into a single round whose loser loses the game
     for preset in PRESETS:
         v = Variant.from_preset(preset, {"tokens": 1})
         res = simulate(v, 2, ["random", "greedy"], games=2000, seed=5, records=True)

@@ -92,7 +92,7 @@ def sweep_results(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("sweep") / "tiny"
     status = sweep.main(["--variants", "super421,classic", "--players", "2,3",
-                         "--policies", "greedy,optimal,one:greedy/sec", "--games", "2000",
+                         "--lineups", "greedy,optimal,one:greedy/sec", "--games", "2000",
                          "--task-games", "1000", "--out", str(out), "--quiet"])
     assert status == 0
     assert (out / "fairness.parquet").is_file()

@@ -1,6 +1,6 @@
 """Tests of four21sim.odds: exact single-turn odds.
 
-The expectations come from RULES.md's reference facts, from reasoning by hand, and
+The expectations come from the reference facts of docs/rules.md, from reasoning by hand, and
 from a slow brute force written here: every keep sequence enumerated, every throw of
 the re-thrown dice enumerated with itertools.product, probabilities as Fractions.
 """
@@ -15,7 +15,7 @@ import pytest
 
 from rules_tables import POSITION
 
-from four21sim import dice, odds
+from four21sim import Variant, dice, odds
 
 # ----------------------------------------------------------------- reference rules
 SUITES = {(6, 5, 4), (5, 4, 3), (4, 3, 2), (3, 2, 1)}
@@ -130,10 +130,19 @@ def code_args(objective, target, ranking, values, followers, exact):
     return dict(objective=objective, target=tgt, ranking=ranking, values=values, followers=followers, exact=exact)
 
 
+def advice_args(objective, target, ranking, values, followers, exact):
+    """The same question for keep_advice: hand strings and a variant, as the command line takes them."""
+    return dict(objective=objective, target=target, followers=followers, exact=exact,
+                variant=Variant.from_preset("super421", {"ranking": ranking, "values": values}))
+
+
 def advice_by_keep(hand, m, args):
-    rows = odds.keep_advice(dice.hand_index(hand), m, **args)
-    got = {dice.KEEPS[k]: v for k, v in rows}
+    rows = odds.keep_advice("".join(map(str, hand)), m, **args)
+    got = {dice.KEEPS[r.index]: r.value for r in rows}
     assert len(got) == len(rows)
+    for r in rows:  # readable keeps
+        assert r.keep == dice.keep_label(dice.hand_index(hand), r.index)
+        assert r.stop == (len(dice.KEEPS[r.index]) == 3)
     return rows, got
 
 
@@ -170,19 +179,19 @@ def test_keep_advice_matches_brute_force(obj, followers):
     for hand in SAMPLE_HANDS:
         for m in (1, 2):
             expected = bf.options(hand, m)
-            rows, got = advice_by_keep(hand, m, code_args(*obj, followers, True))
+            rows, got = advice_by_keep(hand, m, advice_args(*obj, followers, True))
             assert got == expected, (hand, m)
             assert all(isinstance(v, Fraction) for v in got.values())
             # best first, and the first row is optimal
-            values = [v for _, v in rows]
+            values = [r.value for r in rows]
             assert values == sorted(values, reverse=True)
             assert values[0] == bf.best(hand, m)
             # the same in floats
-            frows, fgot = advice_by_keep(hand, m, code_args(*obj, followers, False))
+            frows, fgot = advice_by_keep(hand, m, advice_args(*obj, followers, False))
             assert set(fgot) == set(expected)
             for keep, v in expected.items():
                 assert abs(fgot[keep] - float(v)) < 1e-12, (hand, m, keep)
-            assert abs(frows[0][1] - float(bf.best(hand, m))) < 1e-12
+            assert abs(frows[0].value - float(bf.best(hand, m))) < 1e-12
 
 
 @pytest.mark.parametrize("obj", OBJECTIVES, ids=lambda o: "-".join(str(x) for x in o))
@@ -235,28 +244,28 @@ def test_zero_throws_left_is_the_reward(obj):
     ref = ref_reward(*obj)
     for followers in FOLLOWERS:
         for h, hand in enumerate(dice.HANDS):
-            rows = odds.keep_advice(h, 0, **code_args(*obj, followers, True))
-            assert rows == [(dice.FULL_KEEP + h, ref(hand))]
+            rows = odds.keep_advice(dice.hand_name(h), 0, **advice_args(*obj, followers, True))
+            assert [(r.index, r.value, r.keep) for r in rows] == [(dice.FULL_KEEP + h, ref(hand), "stop")]
 
 
 @pytest.mark.parametrize("m", [1, 2])
 def test_421_holder_at_most_stops(m):
     h = dice.parse_hand("421")
-    rows = odds.keep_advice(h, m, "421", followers="at_most", exact=True)
-    assert rows[0] == (dice.FULL_KEEP + h, Fraction(1))
-    assert dice.keep_label(h, rows[0][0]) == "stop"
+    rows = odds.keep_advice("421", m, "421", followers="at_most", exact=True)
+    assert (rows[0].index, rows[0].value) == (dice.FULL_KEEP + h, Fraction(1))
+    assert rows[0].keep == "stop" and rows[0].stop
     assert len(rows) == 8
 
 
 def test_421_holder_exact_one_throw_keeps_two_dice():
     h = dice.parse_hand("421")
-    rows = odds.keep_advice(h, 1, "421", followers="exact", exact=True)
+    rows = odds.keep_advice("421", 1, "421", followers="exact", exact=True)
     assert len(rows) == 7  # no stop
-    assert all(k != dice.FULL_KEEP + h for k, _ in rows)
-    best_keep, best = rows[0]
+    assert not any(r.stop for r in rows)
+    best_keep, best = rows[0].index, rows[0].value
     assert best == Fraction(1, 6)
     assert dice.KEEP_SIZE[best_keep] == 2
-    by_keep = {dice.keep_name(k): v for k, v in rows}
+    by_keep = {r.kept: r.value for r in rows}
     # keep two dice: the third must be the missing one, 1/6; keep 4: the other two
     # dice must be {2, 1}: 2/36; keep nothing: 6/216; keep 2 or 1: 2/36.
     assert by_keep == {"42": Fraction(1, 6), "41": Fraction(1, 6), "21": Fraction(1, 6),
@@ -278,7 +287,7 @@ def test_one_throw_from_nothing_value_objective():
 # ----------------------------------------------------------------- bad input
 def test_bad_objective():
     with pytest.raises(ValueError, match="objective.*'foo'"):
-        odds.keep_advice(0, 1, "foo")
+        odds.keep_advice("666", 1, "foo")
     with pytest.raises(ValueError, match="objective"):
         odds.turn_odds("foo")
 
@@ -286,13 +295,13 @@ def test_bad_objective():
 @pytest.mark.parametrize("m", [5, -1, 3, True, 1.0])
 def test_bad_throws_left(m):
     with pytest.raises(ValueError, match="throws_left"):
-        odds.keep_advice(0, m, "421")
+        odds.keep_advice("666", m, "421")
 
 
 @pytest.mark.parametrize("objective", ["beat", "reach"])
 def test_target_needed(objective):
     with pytest.raises(ValueError, match="target"):
-        odds.keep_advice(0, 1, objective)
+        odds.keep_advice("666", 1, objective)
 
 
 def test_bad_followers_and_throws():
@@ -304,3 +313,24 @@ def test_bad_followers_and_throws():
         odds.turn_odds("421").start_distribution(0)
     with pytest.raises(ValueError, match="ranking"):
         odds.turn_odds("beat", target=0, ranking="nope")
+
+
+# ----------------------------------------------------------------- the command line's conventions
+def test_keep_advice_takes_what_the_command_line_takes():
+    # the issue's question: 631, two throws left, behind a 611, super421 (exact followers):
+    # keep the ace, 7/48 (14.58%), the same number `four21sim advise 631 --beat 611` prints
+    rows = odds.keep_advice("631", 2, beat="611", exact=True)
+    assert rows[0].keep == "_ _ 1" and rows[0].kept == "1" and rows[0].value == Fraction(7, 48)
+    assert odds.keep_advice("6-3-1", 2, "beat", "611", exact=True) == rows
+    assert odds.keep_advice(631, 2, target="116", exact=True) == rows
+    # le bon ('at_most'): 31/144, only when asked for
+    assert odds.keep_advice("631", 2, beat="611", variant="super421-lebon", exact=True)[0].value == Fraction(31, 144)
+    assert odds.keep_advice("631", 2, beat="611", followers="at_most", exact=True)[0].value == Fraction(31, 144)
+    # no target: 421, as on the command line
+    assert odds.keep_advice("631", 1)[0].keep == odds.keep_advice("631", 1, objective="421")[0].keep
+
+
+@pytest.mark.parametrize("bad,word", [("71", "hand"), ("4211", "hand"), (0, "hand")])
+def test_keep_advice_bad_hands_are_value_errors(bad, word):
+    with pytest.raises(ValueError, match=word):
+        odds.keep_advice(bad, 1)

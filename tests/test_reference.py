@@ -121,7 +121,7 @@ def _judge(variant, phase, hands, throws=None, stream=None):
 
 
 def test_montreal_cumulative_example():
-    # RULES.md: "411 and a suite against a plain hand: the loser takes 4 + 2 = 6"
+    # docs/rules.md: "411 and a suite against a plain hand: the loser takes 4 + 2 = 6"
     mon = Variant.from_preset("montreal")
     assert _judge(mon, "charge", [(4, 1, 1), (6, 5, 4), (6, 3, 2)]) == (2, 0, 6, 0)
     assert _judge(mon, "decharge", [(6, 3, 2), (4, 1, 1), (6, 5, 4)]) == (0, 1, 6, 0)

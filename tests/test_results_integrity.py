@@ -54,7 +54,7 @@ tiny_ref = test_sweep.tiny_ref  # the fixture: the tiny study run once
 
 # A study of 5 tasks that lasts a few seconds (100-token games are long): long enough for two
 # runs to overlap.
-LOCKED = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--set", "tokens=100",
+LOCKED = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--set", "tokens=100",
           "--games", "100000", "--task-games", "20000", "--quiet"]
 
 
@@ -172,7 +172,7 @@ def _alter(victim: Path) -> None:
 @pytest.fixture(scope="module")
 def four_player_part(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("four") / "o"
-    assert run_inproc(["--variants", "super421", "--players", "4", "--policies", "greedy", "--games", "1000",
+    assert run_inproc(["--variants", "super421", "--players", "4", "--lineups", "greedy", "--games", "1000",
                        "--task-games", "1000", "--seed", "7", "--out", out, "--quiet"]) == 0
     return part_files(out)[0]
 
@@ -261,11 +261,11 @@ def _many_lineups(path: Path) -> None:
     path.write_text('name = "many"\nlineups = [' + ", ".join(['"sec"'] * 100_000) + "]\n")
 
 
-BASE = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "1000"]
+BASE = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "1000"]
 REFUSED = {
     # id: (arguments, a file to write first, text the one error line must contain)
     "players-twice": ([*BASE, "--players", "2,2"], None, "players: 2 is given twice"),
-    "policies-twice": ([*BASE, "--policies", "sec,sec"], None, "lineups: 'sec' is given twice"),
+    "policies-twice": ([*BASE, "--lineups", "sec,sec"], None, "lineups: 'sec' is given twice"),
     "games-10**20": ([*BASE, "--games", str(10**20)], None,
                      "games: 100000000000000000000 is not allowed; allowed: an integer from 1 to 10,000,000,000"),
     "games-int64-task-1": ([*BASE, "--games", "9223372036854775807", "--task-games", "1"], None, "games: 922337"),
@@ -307,7 +307,7 @@ def _reference_runaways(variant: Variant, lineups: list[list[str]], seed: int, g
 
 def test_runaway_games_are_counted_and_reported_not_raised(tmp_path, capsys):
     out = tmp_path / "o"
-    code, err = cli_inproc(["--variants", "super421", "--players", "2", "--policies", "greedy,one:greedy/sec",
+    code, err = cli_inproc(["--variants", "super421", "--players", "2", "--lineups", "greedy,one:greedy/sec",
                             "--games", "200", "--task-games", "100", "--seed", "5", "--max-rounds", "8",
                             "--out", out, "--quiet"], capsys)
     assert code == 0, err
@@ -326,7 +326,7 @@ def test_runaway_games_are_counted_and_reported_not_raised(tmp_path, capsys):
 
 def test_rules_whose_every_game_runs_away_are_reported(tmp_path, capsys):
     out = tmp_path / "o"
-    code, err = cli_inproc(["--variants", "super421", "--players", "2", "--policies", "greedy,one:greedy/sec",
+    code, err = cli_inproc(["--variants", "super421", "--players", "2", "--lineups", "greedy,one:greedy/sec",
                             "--set", "tokens=999", "--set", "end=last_holder", "--set", "cumulative=none",
                             "--max-rounds", "40", "--games", "100", "--out", out, "--quiet"], capsys)
     assert code == 0 and err == "", err
@@ -399,7 +399,7 @@ def test_a_scheduler_answering_garbage_is_one_line_and_exit_2(tmp_path):
                 conn.sendall(b"\xff" * 4096)  # a "length" of 2**64 - 1, then noise
     threading.Thread(target=serve, daemon=True).start()
     try:
-        res = run_cli(["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "100",
+        res = run_cli(["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "100",
                        "--scheduler", f"tcp://127.0.0.1:{srv.getsockname()[1]}", "--out", "o"], tmp_path, timeout=120)
     finally:
         stop.set()
@@ -418,13 +418,13 @@ def test_a_study_without_out_never_replaces_another_studys_results(tmp_path, mon
     (committed / "study.json").write_text(json.dumps({"fingerprint": "0123456789abcdef", "code": None}))
     (committed / "REPORT.md").write_text("committed report")
     before = snapshot(tmp_path)
-    code, err = cli_inproc(["--players", "2", "--policies", "greedy", "--games", "1000"], capsys)  # named default
+    code, err = cli_inproc(["--players", "2", "--lineups", "greedy", "--games", "1000"], capsys)  # named default
     assert code == 2
     line = one_error_line(err)
     assert "'results/default' holds the results of a different study" in line and "--out" in line, line
     assert snapshot(tmp_path) == before
     # a study of its own name goes to results/<its name>
-    code, err = cli_inproc(["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "1000",
+    code, err = cli_inproc(["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "1000",
                             "--name", "mine", "--quiet"], capsys)
     assert code == 0, err
     assert (tmp_path / "results" / "mine" / "REPORT.md").exists() and snapshot(committed) == before_sub(

@@ -1,6 +1,6 @@
 """The exact 2-player solver against published figures, its own Markov chains, and the engine.
 
-Independent anchors: the published one-round solver of 2-player 421 (RULES.md:
+Independent anchors: the published one-round solver of 2-player 421 (docs/rules.md:
 the leader wins 60.0044%; its table: 6-3-1 after one throw keep the 1 and win
 49.81%, 5-2-1 keep 2 and 1 and win 51.35%, 4-2-1 after three throws 88.59%), the
 engine's simulations with statistical bounds, and exact symmetry arguments.

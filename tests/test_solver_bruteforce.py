@@ -1,6 +1,6 @@
 """An independent check of the exact 2-player solver (four21sim.solver).
 
-Everything below the imports is written from RULES.md and docs/engine.md alone:
+Everything below the imports is written from docs/rules.md and docs/engine.md alone:
 its own hands, rankings, values, round outcomes, payouts and token moves, and a
 slow, plain-Python game-tree search. It does not use the solver's kernels or its
 round table; ``four21sim.dice.hand_index`` is used only to read the solver's
@@ -20,7 +20,7 @@ The search, for one game state (pot, leader's tokens, follower's tokens):
 - each side picks, at every decision, what maximises its own probability of
   winning the game; the 2-player game is constant-sum, so the follower minimises
   the leader's probability;
-- a round's end (both hands known) moves tokens as RULES.md says and leads to a
+- a round's end (both hands known) moves tokens as docs/rules.md says and leads to a
   new state, whose value is the terminal payoff.
 
 The within-round search is memoised on (hand, throws made) for the leader and on
@@ -97,7 +97,7 @@ def _ranking(name):
 
 
 RANK = {name: _ranking(name) for name in ("super421", "montreal", "classic")}
-# the tables of RULES.md, spelled out
+# the tables of docs/rules.md, spelled out
 assert [h for h, _ in sorted(RANK["super421"].items(), key=lambda kv: kv[1])][:16] == [
     srt(int(c) for c in s) for s in "421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321".split()]
 assert [h for h, _ in sorted(RANK["montreal"].items(), key=lambda kv: kv[1])][:6] == [
@@ -423,7 +423,7 @@ def test_decision_values(case):
 
 
 def test_published_one_round_lebon():
-    """RULES.md: 2 players, super421-lebon, tokens=1: the leader wins about 60.0044 %."""
+    """docs/rules.md: 2 players, super421-lebon, tokens=1: the leader wins about 60.0044 %."""
     v = VARIANTS["lebon-t1"]
     p = brute_force(v)[(1, 0, 0)][0]
     assert abs(p - 0.600044) < 5e-7
@@ -434,7 +434,7 @@ def test_published_one_round_lebon():
 
 
 def test_brute_force_dice():
-    """The search's dice against RULES.md's reference facts."""
+    """The search's dice against docs/rules.md's reference facts."""
     first = dict(FIRST)
     assert first[H421] == 6 / 216 and first[(6, 6, 6)] == 1 / 216 and first[H221] == 3 / 216
     assert sum(first[h] for h in SUITES) == pytest.approx(24 / 216, abs=1e-15)

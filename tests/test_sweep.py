@@ -53,7 +53,7 @@ TEMP_NAME = re.compile(r"^\.\d{6}\.npz\.\d+\.tmp\.npz$")
 
 # A tiny study: 2 variants x 2 players x 2 line-ups, 4 tasks of 1000 games each = 16 tasks.
 VARIANTS = ("super421", "montreal")
-TINY = ["--variants", ",".join(VARIANTS), "--players", "2", "--policies", "greedy,one:optimal/greedy",
+TINY = ["--variants", ",".join(VARIANTS), "--players", "2", "--lineups", "greedy,one:optimal/greedy",
         "--games", "4000", "--task-games", "1000", "--seed", "7"]
 TINY_TASKS = 16
 TINY_TOML = """\
@@ -69,7 +69,7 @@ lineups = ["greedy", "one:optimal/greedy"]
 # A study whose tasks take a fraction of a second each (100-token games are long), so that
 # a run lasts a few seconds and can be stopped in the middle. 100 tokens > the solver's
 # limit: no exact part, only Monte Carlo.
-SLOW = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--set", "tokens=100",
+SLOW = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--set", "tokens=100",
         "--games", "400000", "--task-games", "20000", "--seed", "3"]
 SLOW_TASKS = 20
 
@@ -462,7 +462,7 @@ def test_a_lost_dask_worker_does_not_change_the_result(tmp_path, slow_ref, dask_
 
 
 # ================================================================== 7. bad input
-BASE = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "100", "--quiet"]
+BASE = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "100", "--quiet"]
 
 
 def _args_with(**changes) -> list[str]:
@@ -481,14 +481,14 @@ BAD = {
     "study-unknown-key": (["--config", "bad.toml", "--quiet"], "unknown key 'bogus'"),
     "set-unknown-option": (_args_with(set="nope=1"), "'nope'"),
     "set-bad-value": (_args_with(set="tokens=0"), "tokens"),
-    "unknown-policy": (_args_with(policies="greedy,clever"), "unknown policy 'clever'"),
+    "unknown-policy": (_args_with(lineups="greedy,clever"), "unknown policy 'clever'"),
     "unknown-preset": (_args_with(variants="super421,nope"), "unknown preset 'nope'"),
     "one-player": (_args_with(players="1"), "players"),
     "players-not-a-number": (_args_with(players="2,x"), "--players"),
     "zero-games": (_args_with(games="0"), "games: 0"),
     "missing-config": (["--config", "missing.toml", "--quiet"], "missing.toml"),
     "workers-0": (_args_with(workers="0"), "--workers"),
-    "optimal-3-players": (_args_with(players="3", policies="optimal"), "no playable configuration"),
+    "optimal-3-players": (_args_with(players="3", lineups="optimal"), "no playable configuration"),
     "scheduler-bogus": (_args_with(scheduler="bogus"), "--scheduler: 'bogus'"),
     "scheduler-unreachable": (_args_with(scheduler="tcp://127.0.0.1:1"), "cannot reach"),
 }
@@ -539,7 +539,7 @@ def test_help(tmp_path):
     res = run_cli(["--help"], tmp_path)
     assert res.returncode == 0 and res.stderr == ""
     text = res.stdout
-    for opt in ("--config", "--variants", "--players", "--policies", "--set", "--games", "--task-games", "--seed",
+    for opt in ("--config", "--variants", "--players", "--lineups", "--set", "--games", "--task-games", "--seed",
                 "--name", "--workers", "--scheduler", "--out", "--quiet", "--wait", "--max-rounds"):
         assert opt in text, opt
     assert "example" in text.lower()
@@ -615,7 +615,7 @@ def test_full_disk_mid_run_gives_one_line_and_exit_2(tmp_path, monkeypatch, caps
 
     monkeypatch.setattr(tasks, "write_part", flaky)
     out = tmp_path / "full"
-    args = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "3000",
+    args = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "3000",
             "--task-games", "1000", "--out", str(out), "--quiet"]
     assert sweep.main(args) == 2
     err = capsys.readouterr().err
@@ -634,7 +634,7 @@ def test_results_folder_without_parts_is_remade(tmp_path):
     out.mkdir()
     (out / "study.json").write_text(json.dumps({"fingerprint": "something-else", "code": None}))
     (out / "REPORT.md").write_text("old report")
-    args = ["--variants", "super421", "--players", "2", "--policies", "greedy", "--games", "2000",
+    args = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "2000",
             "--task-games", "1000", "--out", str(out), "--quiet"]
     from four21sim import sweep
     assert sweep.main(args) == 0

@@ -1,4 +1,4 @@
-"""Tests of four21sim.variants: presets (RULES.md's table), overrides, TOML."""
+"""Tests of four21sim.variants: presets (docs/rules.md's table), overrides, TOML."""
 
 import doctest
 import string
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from four21sim import variants
 from four21sim.variants import OPTIONS, PRESETS, Variant, get_preset, parse_overrides
 
-# RULES.md's preset table, written out literally.
+# docs/rules.md's preset table, written out literally.
 EXPECTED_PRESETS = {
     "super421": dict(tokens=11, ranking="super421", values="super421", charge_throws=3, decharge_throws=3,
                      followers="exact", fewer_throws_wins=False, cumulative="none", nenette_min=2,
@@ -28,7 +28,7 @@ EXPECTED_PRESETS = {
 OPTION_NAMES = ["tokens", "ranking", "values", "charge_throws", "decharge_throws", "followers",
                 "fewer_throws_wins", "cumulative", "nenette_min", "nenette_rescue", "next_leader", "end"]
 
-# The allowed values of every option (RULES.md).
+# The allowed values of every option (docs/rules.md).
 CHOICES = {
     "ranking": ["super421", "montreal", "classic"],
     "values": ["super421", "classic"],

@@ -1,0 +1,51 @@
+"""Short text and HTML views of result objects: what a notebook shows on a cell's last line."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def simulation_lines(res) -> list[str]:
+    """A few lines: the configuration, then each seat's win share with its interval."""
+    fpa = res.first_player_advantage()
+    shares = res.seats()["win_share"]
+    lines = [f"{res.variant.describe()}, {res.players} players ({', '.join(res.policies)}), "
+             f"{res.games:,} games, seed {res.seed}, {res.elapsed:.2f} s",
+             "win share by seat " + " ".join(_pct(x) for x in shares),
+             f"first-player advantage {100 * fpa.value:+.2f} pp [{100 * fpa.low:+.2f}, {100 * fpa.high:+.2f}] (95%)"]
+    if res.runaways:
+        lines.append(f"{res.runaways} runaway games")
+    return lines
+
+
+def simulation_repr(res) -> str:
+    return "<SimulationResult: " + "; ".join(simulation_lines(res)) + ">"
+
+
+def simulation_html(res) -> str:
+    seats = res.seats()[["seat", "policy", "win_share", "win_share_low", "win_share_high", "p_lose", "mean_place"]]
+    head = "".join(f"<div>{html.escape(line)}</div>" for line in simulation_lines(res))
+    return head + seats.to_html(index=False, float_format=lambda x: f"{x:.4f}")
+
+
+def solution_lines(sol) -> list[str]:
+    return [f"{sol.variant.describe()}, 2 players, both optimal: P(seat 0 wins) = {_pct(sol.p_seat0)}, "
+            f"expected rounds {sol.expected_rounds:.3f} (exact; solved in {sol.seconds:.2f} s, "
+            f"residual {sol.residual:.1e})"]
+
+
+def solution_repr(sol) -> str:
+    return "<Solution: " + "; ".join(solution_lines(sol)) + ">"
+
+
+def solution_html(sol) -> str:
+    states = sol.states()
+    table = pd.DataFrame({"phase": ["charge", "decharge"],
+                          "states": [int((states["phase"] == p).sum()) for p in ("charge", "decharge")]})
+    return "".join(f"<div>{html.escape(line)}</div>" for line in solution_lines(sol)) + table.to_html(index=False)

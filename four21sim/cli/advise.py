@@ -1,0 +1,148 @@
+"""``four21sim advise``: which dice to keep, with exact odds for the round and, given the
+state of a 2-player game, for the game.
+
+Example::
+
+    four21sim advise 543 --throws-left 1 --beat 654 --state 0,3,8
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .. import odds
+from ..advice import ROLES, Advice, advise as _advise, format_advice
+from ._common import add_variant_options, add_version, run, variant_from_args
+
+PROG = "four21sim advise"
+
+_EPILOG = """examples:
+  four21sim advise 631 --throws-left 2 --beat 611           # a follower behind a 611
+  four21sim advise 543 --throws-left 1 --beat 654 --state 0,3,8   # ... and the game answer
+  four21sim advise 631 --role leader --state 11,0,0         # a leader: stop against each keep
+  four21sim advise 552 --objective 421 --followers at_most
+  four21sim advise --chart super421 --out super421-keeps.pdf   # a printable cheat sheet
+
+The round answer comes from the exact single-turn odds; the game answer (with --state,
+2 players) from the exact solver. The rules are in docs/rules.md.
+"""
+
+
+def _parse_state(text: str) -> tuple[int, int, int]:
+    try:
+        pot, mine, theirs = (int(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(f"--state: {text!r} is not allowed; allowed: three integers POT,MINE,THEIRS "
+                         "(tokens in the pot, yours, the opponent's)") from None
+    return pot, mine, theirs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Rank every way to keep dice from a hand, with the exact probability (or expected value) "
+                    "each achieves in the round and, given the state of a 2-player game (--state), the exact "
+                    "probability of winning the game.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("hand", nargs="?", help="the three dice held, in any order: 631, 6-3-1")
+    p.add_argument("--role", choices=ROLES, default=None,
+                   help="leader (throws first, may stop any time) or follower (plays to the leader's count); "
+                        "default: follower with --beat, else leader")
+    p.add_argument("--beat", metavar="HAND", action="append",
+                   help="a hand on the table to beat, e.g. 611 (repeatable or comma-separated; the round "
+                        "answer plays against the worst one)")
+    p.add_argument("--count", type=int, metavar="C",
+                   help="a follower: the leader's number of throws (default: the phase's throw limit)")
+    p.add_argument("--throws-left", type=int, default=None, metavar="M",
+                   help="throws still allowed, 0 to 2 (default: all but the first throw)")
+    p.add_argument("--state", metavar="POT,MINE,THEIRS",
+                   help="2 players: tokens in the pot, yours and the opponent's; adds the game answer, "
+                        "P(win the game), from the exact solver")
+    p.add_argument("--phase", choices=("charge", "decharge"), default=None,
+                   help="the phase whose throw limit applies (default: from --state, else charge)")
+    p.add_argument("--objective", choices=odds.ADVICE_OBJECTIVES, default=None,
+                   help="the round answer's goal. round: a leader's P(not losing the round to one follower); "
+                        "beat: end strictly above --beat; reach: end at --reach or above; 421: make 421; "
+                        "value: the expected value of the hand (default: beat for a follower with --beat, "
+                        "round for a leader, else 421)")
+    p.add_argument("--reach", metavar="HAND", help="the hand to reach or better, e.g. 611")
+    p.add_argument("--followers", choices=odds.FOLLOWER_RULES, default=None,
+                   help="the follower rule (same as --set followers=...): at_most may stop after any throw "
+                        "('le bon'); exact must re-throw at least one die every throw (default: the variant's)")
+    p.add_argument("--chart", metavar="VARIANT",
+                   help="draw the cheat sheet of a preset instead (needs --out FILE.png or FILE.pdf)")
+    p.add_argument("--out", metavar="FILE", help="with --chart: the file to write (.png or .pdf)")
+    p.add_argument("--exact", action="store_true", help="also print exact fractions")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_variant_options(p)
+    add_version(p)
+    return p
+
+
+def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advice | str]:
+    """Parse arguments and compute the advice (ValueError on bad input).
+
+    Returns the parsed arguments and the :class:`~four21sim.advice.Advice`, or the
+    path written with ``--chart``.
+    """
+    args = build_parser().parse_args(argv)
+    if args.chart is not None:
+        if not args.out:
+            raise ValueError("--out: --chart needs --out FILE; allowed: a file name ending in .png or .pdf")
+        if args.hand is not None:
+            raise ValueError(f"hand: {args.hand!r} is not used with --chart; allowed: --chart VARIANT --out FILE")
+        from ..charts import write_cheat_sheet
+        return args, str(write_cheat_sheet(args.chart, args.out, overrides=args.overrides))
+    if args.out:
+        raise ValueError("--out: only used with --chart; allowed: --chart VARIANT --out FILE")
+    if args.hand is None:
+        raise ValueError("hand: missing; allowed: three dice such as 631 (or --chart VARIANT --out FILE)")
+    variant = variant_from_args(args)
+    if args.followers:
+        variant = variant.with_options({"followers": args.followers})
+    beat = [t for item in args.beat or [] for t in item.split(",") if t.strip()] or None
+    if beat and args.reach:
+        raise ValueError("--beat/--reach: give one target, not both")
+    state = _parse_state(args.state) if args.state else None
+    try:
+        return args, _advise(args.hand, role=args.role, beat=beat, reach=args.reach, objective=args.objective,
+                       throws_left=args.throws_left, count=args.count, phase=args.phase, state=state,
+                       variant=variant)
+    except ValueError as exc:
+        # the library names its parameters; the command line names its options
+        msg = str(exc)
+        for name in ("throws_left", "state", "beat", "reach", "objective", "count", "phase", "role"):
+            if msg.startswith(name + ":"):
+                msg = "--" + name.replace("_", "-") + msg[len(name):]
+                break
+        msg = msg.replace("beat=HAND", "--beat HAND").replace("reach=HAND", "--reach HAND")
+        raise ValueError(msg) from None
+
+
+def advise(argv: Sequence[str] | None = None) -> dict:
+    """The advice for a command line, as the JSON-ready dict ``--json`` prints."""
+    _, adv = compute(argv)
+    return adv.to_dict() if isinstance(adv, Advice) else {"chart": adv}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args, adv = compute(argv)
+    if not isinstance(adv, Advice):
+        print(f"wrote {adv}")
+        return 0
+    if args.json:
+        print(json.dumps(adv.to_dict(), indent=2))
+    else:
+        print(format_advice(adv, show_exact=args.exact))
+    return 0
+
+
+def console(argv: Sequence[str] | None = None) -> int:
+    return run(main, "advise", argv)
+
+
+if __name__ == "__main__":
+    sys.exit(console())

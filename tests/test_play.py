@@ -1,0 +1,118 @@
+"""``four21sim play``: whole games driven by scripted input, checked against the engine.
+
+The witness is the numba engine (``simulate(..., records=True)``): a person who always
+decides as some table policy would must get the engine's game die for die, since the
+dice come from the same stream and the rules from the same kernel.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from four21sim import Variant, dice, simulate
+from four21sim.play import parse_keep, play_game
+from four21sim.policies import compile_policy, table_policy
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def engine_game(variant, policies, seed):
+    rec = simulate(variant, len(policies), policies, games=1, seed=seed, records=True).records
+    n = len(policies)
+    win = int(rec["win_mask"][0])
+    return ([int(rec[f"tok{s}"][0]) for s in range(n)], [s for s in range(n) if win >> s & 1],
+            int(rec["rounds_charge"][0] + rec["rounds_decharge"][0]))
+
+
+@pytest.mark.parametrize("preset,players,habit,seed", [("super421", 2, "greedy", 3), ("classic", 4, "table-aware", 5),
+                                                       ("montreal", 3, "greedy", 11), ("super421-lebon", 2, "sec", 2)])
+def test_a_person_playing_a_policy_gets_the_engines_game(preset, players, habit, seed):
+    v = Variant.from_preset(preset)
+    opponents = "optimal" if players == 2 else "chase421"
+    me = compile_policy(habit, v, players)
+
+    def choose(t):  # the person decides exactly as the habit would
+        if t.leading:
+            return me.leader_keep(t.hand, t.limit - t.made)
+        return me.follower_keep(t.hand, t.target, t.limit, t.made)
+
+    res = play_game(v, players, seed, choose, human=0, opponents=opponents)
+    tokens, winners, rounds = engine_game(v, [habit] + [opponents] * (players - 1), seed)
+    assert (res.tokens, res.winners, res.rounds) == (tokens, winners, rounds)
+
+
+def rethrow_all(v):
+    """A table policy that always throws all three dice again (legal for everyone)."""
+    lead = np.zeros((1, 2, dice.N_HANDS), dtype=np.int8)
+    foll = np.zeros((1, dice.N_HANDS, 3, 2, dice.N_HANDS), dtype=np.int8)
+    return table_policy("rethrow-all", v, lead, foll)
+
+
+def run_play(args, stdin):
+    return subprocess.run([sys.executable, "-m", "four21sim", "play", *args], input=stdin, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("args,players,opponents", [(["--seed", "7"], 2, "optimal"),
+                                                    (["--seed", "9", "--players", "4", "--opponents", "table-aware",
+                                                      "--variant", "classic"], 4, "table-aware")])
+def test_whole_game_from_scripted_input(args, players, opponents):
+    # the person asks for a hint, then throws all three dice again, at every decision
+    proc = run_play([*args, "--seat", "0"], "?\n-\n" * 400)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr == ""
+    out = proc.stdout
+    assert "Game over after" in out
+    assert out.count("Keep?") == 2 * out.count("hint: for the round")  # asked twice: "?" then "-"
+    v = Variant.from_preset("classic" if "classic" in args else "super421")
+    seed = int(args[args.index("--seed") + 1])
+    tokens, winners, rounds = engine_game(v, [rethrow_all(v)] + [opponents] * (players - 1), seed)
+    final = re.search(r"Game over after (\d+) rounds\. Tokens: (.*)\.\n", out)
+    assert int(final.group(1)) == rounds
+    assert [int(x) for x in re.findall(r" (\d+)(?:,|$)", final.group(2))] == tokens
+    assert ("You win!" in out) == (0 in winners)
+    if players == 2:  # the game answer is part of the hint with 2 players
+        assert "Keep?" in out and "for the game" in out
+
+
+def test_typing_mistakes_are_refused_and_the_game_goes_on():
+    # super421: a follower may not stop ('exact' rule); '9' is no die; both re-asked
+    proc = run_play(["--seed", "3"], "stop\n9\n77\n" + "-\n" * 300)
+    assert proc.returncode == 0 and "Game over" in proc.stdout
+    assert "keeps a 9" not in proc.stdout  # 9 is not a die: refused as such
+    assert "is not allowed" in proc.stdout
+
+
+def test_input_ending_early_abandons_quietly():
+    proc = run_play(["--seed", "1"], "-\n")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "game abandoned" in proc.stdout
+
+
+@pytest.mark.parametrize("args,word", [(["--players", "9"], "--players"), (["--seat", "2"], "--seat"),
+                                       (["--players", "3", "--opponents", "optimal"], "--opponents"),
+                                       (["--opponents", "random"], "--opponents"), (["--variant", "nope"], "'nope'")])
+def test_bad_options(args, word):
+    proc = run_play(args, "")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and word in proc.stderr
+
+
+@pytest.mark.parametrize("text,hand,keep", [("21", "421", "21"), ("2 1", "124", "21"), ("stop", "611", "611"),
+                                            ("-", "611", "-"), ("11", "611", "11")])
+def test_parse_keep(text, hand, keep):
+    h = dice.parse_hand(hand)
+    k = parse_keep(text, h)
+    assert (dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k)) == keep
+
+
+@pytest.mark.parametrize("text", ["5", "111", "abc", "6666"])
+def test_parse_keep_refuses_dice_not_held(text):
+    with pytest.raises(ValueError, match="keep"):
+        parse_keep(text, dice.parse_hand("611"))
