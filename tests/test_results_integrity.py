@@ -519,7 +519,7 @@ def test_policies_none_names_the_option():
 
 def test_sweep_into_a_closed_pipe_is_no_traceback(tmp_path):
     # the summary line goes to a reader that is gone: no BrokenPipeError traceback
-    res = subprocess.run(f"{sys.executable} -m four21sim.sweep --variants super421 --players 2 --policies greedy "
+    res = subprocess.run(f"{sys.executable} -m four21sim.sweep --variants super421 --players 2 --lineups greedy "
                          "--games 100 --out o | true", shell=True, cwd=tmp_path, capture_output=True, text=True,
                          timeout=120)
     assert "Traceback" not in res.stderr and "BrokenPipe" not in res.stderr, res.stderr
