@@ -55,6 +55,22 @@ N_SWING_BINS = 64  # swing per round
 N_GAME_SWING_BINS = 1024  # swing over a game
 REC_WIDTH = 23
 BIT_BUDGET = 24  # bits of a word spent before the next word: >= 40 bits stay
+SHARE_UNIT = 840  # lcm(1..8): a win or loss shared by k players is worth SHARE_UNIT // k, exactly
+
+# Fairness counters (issue 10): one flat int64 array ``c_ext`` per block, named slices.
+# E_POS: rounds by phase (2) x position after the leader (8, 0 = leader) x
+#   (rounds with that position at the table, rounds it lost, rounds it won).
+# E_R1: over finished games, the round-1 loser's win share and loss share (units of
+#   1/SHARE_UNIT) and their squares: P(win | lost round 1), P(pay | lost round 1).
+# E_TAKEN: histogram of the tokens a player takes in a game (as a round's loser), one
+#   entry per player and finished game; the last bin collects the tail.
+E_POS = 0
+N_POS = 8
+E_R1 = E_POS + 2 * N_POS * 3
+R1_WIN, R1_WIN_SQ, R1_LOSE, R1_LOSE_SQ = range(4)
+E_TAKEN = E_R1 + 4
+N_TAKEN_BINS = 128
+N_EXT = E_TAKEN + N_TAKEN_BINS
 
 
 # ------------------------------------------------------------ random stream
@@ -168,7 +184,7 @@ def _ctx(pk, p, pot, own, tokens):
 def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
               rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
               c_misc, c_win, c_lose, c_place, c_rc, c_rd, c_rt, c_pay, c_gsw, c_tokc,
-              c_catw, c_catl, c_count, rec):
+              c_catw, c_catl, c_count, rec, taken, c_ext):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1`` into the counters ``c_*``;
     with ``record``, game ``first_game + i`` also fills row ``i`` of ``rec``."""
     # the variant in locals: stores into the counters cannot alias them
@@ -197,6 +213,8 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             out[s] = 0
             place[s] = -1
             tokc[s] = 0
+            taken[s] = 0
+        r1_loser = -1
         pot = T
         phase = 0
         leader = 0
@@ -338,6 +356,14 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                 tok[winner] -= swing
             tok[loser] += swing
             gswing += swing
+            # fairness counters: positions after the leader, round-1 loser, tokens taken
+            for j in range(m):
+                c_ext[E_POS + (phase * N_POS + j) * 3] += 1
+            c_ext[E_POS + (phase * N_POS + jl) * 3 + 1] += 1
+            c_ext[E_POS + (phase * N_POS + jw) * 3 + 2] += 1
+            if r1_loser < 0:
+                r1_loser = loser
+            taken[loser] += swing
             c_pay[swing if swing < N_SWING_BINS else N_SWING_BINS - 1] += 1
             c_catw[_CATEGORY[hw]] += 1
             c_catl[_CATEGORY[hand_of[jl]]] += 1
@@ -417,6 +443,13 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                     c_lose[s, nlose] += 1
                 c_place[s, place[s]] += 1
                 c_tokc[s, tokc[s]] += 1
+                c_ext[E_TAKEN + (taken[s] if taken[s] < N_TAKEN_BINS else N_TAKEN_BINS - 1)] += 1
+            u = SHARE_UNIT // nwin if (win_mask >> r1_loser) & 1 else 0
+            c_ext[E_R1 + R1_WIN] += u
+            c_ext[E_R1 + R1_WIN_SQ] += u * u
+            u = SHARE_UNIT // nlose if (lose_mask >> r1_loser) & 1 else 0
+            c_ext[E_R1 + R1_LOSE] += u
+            c_ext[E_R1 + R1_LOSE_SQ] += u * u
             rt = rounds_c + rounds_d
             c_misc[M_ROUNDS_C] += rounds_c
             c_misc[M_ROUNDS_D] += rounds_d
@@ -447,7 +480,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
 @njit(**PARALLEL_JIT)
 def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead, foll, seat_pol,
                c_misc, c_win, c_lose, c_place, c_rc, c_rd, c_rt, c_pay, c_gsw, c_tokc,
-               c_catw, c_catl, c_count, rec, record):
+               c_catw, c_catl, c_count, c_ext, rec, record):
     """Play ``games`` games from ``first_game`` in blocks of ``block`` games (one call of
     ``play_games`` per block: passing some 40 arrays per game would cost more than the game).
 
@@ -469,6 +502,7 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
         roll = np.zeros(n, dtype=np.int64)
         tied = np.zeros(n, dtype=np.int64)
         tokc = np.zeros(n, dtype=np.int64)
+        taken = np.zeros(n, dtype=np.int64)
         lo = b * block
         hi = min(games, lo + block)
         # views once per block: per-game slicing costs reference-count traffic
@@ -476,4 +510,4 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
         cpay, cgsw, ctok, ccw, ccl, ccnt = c_pay[b], c_gsw[b], c_tokc[b], c_catw[b], c_catl[b], c_count[b]
         play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
                    rs, ri, tok, out, place, order, hand_of, thr_of, key_of, roll, tied, tokc,
-                   cm, cw, cl, cp, crc, crd, crt, cpay, cgsw, ctok, ccw, ccl, ccnt, rec)
+                   cm, cw, cl, cp, crc, crd, crt, cpay, cgsw, ctok, ccw, ccl, ccnt, rec, taken, c_ext[b])

@@ -25,7 +25,8 @@ import pandas as pd
 from . import _kernels as K
 from . import dice
 from .policies import Policy, compile_policy
-from .stats import Z95, mean_interval, wilson
+from .stats import (Z95, cluster_mean_cov, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval,
+                    wilson)
 from .variants import Variant, get_preset
 
 __all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS"]
@@ -39,9 +40,14 @@ RECORD_COLUMNS = (["rounds_charge", "rounds_decharge", "win_mask", "lose_mask", 
 ROUND_RATES = ([f"p_round_won_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_round_lost_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_leader_count_{i}" for i in (1, 2, 3)] + ["p_round_nenette_rescue"])
-BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr")
+BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr",
+               # per-block sums for the seat-share covariance and the per-position round rates
+               "blk_gg", "blk_win_ss", "blk_win_sg", "blk_lose_ss", "blk_lose_sg",
+               "blk_pos_kk", "blk_pos_kr", "blk_pos_rr")
 _COUNTERS = ("misc", "win", "lose", "place", "rounds_charge", "rounds_decharge", "rounds", "swing_round",
-             "swing_game", "tokens_end_charge", "cat_winner", "cat_loser", "count")
+             "swing_game", "tokens_end_charge", "cat_winner", "cat_loser", "count", "ext")
+PHASES = ("charge", "decharge")
+DISTRIBUTIONS = ("rounds", "rounds_charge", "rounds_decharge", "swing_round", "swing_game", "taken")
 
 
 def variant_params(variant: Variant, max_rounds: int = 100_000) -> np.ndarray:
@@ -78,10 +84,11 @@ def _new_counters(nblocks: int, n: int, tokens: int) -> dict[str, np.ndarray]:
         "cat_winner": z((nblocks, 6), np.int64),
         "cat_loser": z((nblocks, 6), np.int64),
         "count": z((nblocks, 3), np.int64),
+        "ext": z((nblocks, K.N_EXT), np.int64),
     }
 
 
-SHARE_UNIT = 840  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
+SHARE_UNIT = K.SHARE_UNIT  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
 
 
 def win_units(win_mask: np.ndarray, seat: int) -> np.ndarray:
@@ -104,8 +111,24 @@ def _block_stats(view: dict) -> dict:
     ratio-estimator intervals that respect the correlation of rounds within a game."""
     k = _round_numerators(view)
     r = view["misc"][:, K.M_ROUNDS_ALL]
-    return {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
-            "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
+    out = {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
+           "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
+    # seat shares: per block, S_b[s] = sum over games of the seat's share (units of 1/SHARE_UNIT)
+    # and g_b = finished games; the sums of S S^T, S g and g^2 give the covariance of the
+    # share vector's mean from blocks as independent clusters (stats.cluster_mean_cov)
+    g = view["misc"][:, K.M_GAMES] - view["misc"][:, K.M_RUNAWAY]
+    out["blk_gg"] = np.array([(g * g).sum()], dtype=np.int64)
+    unit = SHARE_UNIT // np.maximum(np.arange(9), 1)
+    for kind in ("win", "lose"):
+        S = (view[kind] * unit).sum(axis=2)
+        out[f"blk_{kind}_ss"] = S.T @ S
+        out[f"blk_{kind}_sg"] = (S * g[:, None]).sum(axis=0)
+    pos = view["ext"][:, K.E_POS:K.E_R1].reshape(len(r), 2 * K.N_POS, 3)
+    kk, rr = pos[:, :, 1:], pos[:, :, :1]
+    out["blk_pos_kk"] = (kk * kk).sum(axis=0).ravel()
+    out["blk_pos_kr"] = (kk * rr).sum(axis=0).ravel()
+    out["blk_pos_rr"] = (rr * rr).sum(axis=0).ravel()
+    return out
 
 
 def _pack_policies(policies: Sequence[Policy]):
@@ -371,6 +394,17 @@ class SimulationResult:
         add("p_decided_in_charge", k / n, *wilson(k, n, self.z))
         for name, (value, lo, hi) in zip(ROUND_RATES, self.round_rates()):
             add(name, value, lo, hi)
+        for r in self.position_rates().itertuples():
+            add(f"p_round_lost_{r.phase}_pos{r.position}", r.p_lose, r.p_lose_low, r.p_lose_high)
+            add(f"p_round_won_{r.phase}_pos{r.position}", r.p_win, r.p_win_low, r.p_win_high)
+        r1 = self.round1_loser()
+        add("p_win_after_losing_round1", *r1["p_win"])
+        add("p_pay_after_losing_round1", *r1["p_pay"])
+        add("pay_unfairness", *self.pay_unfairness())
+        for kind in ("lose", "win"):
+            t = self.seat_test(kind)
+            add(f"seat_test_{kind}_p", t["p"])
+            add(f"seat_test_{kind}_f", t["f"])
         add("runaway_games", self.runaways)
         df = pd.DataFrame(rows)
         df["games"] = n
@@ -388,25 +422,73 @@ class SimulationResult:
         k = _round_numerators({key: c[key][None] for key in ("cat_winner", "cat_loser", "count", "misc")})[0]
         r = int(c["misc"][K.M_ROUNDS_ALL])
         B = int(c["blk_n"][0]) if "blk_n" in c else 0
-        out = []
-        for i, ki in enumerate(k):
-            rate = ki / r if r else math.nan
-            if B >= 2 and r:
-                ss = float(c["blk_kk"][i]) - 2 * rate * float(c["blk_kr"][i]) + rate * rate * float(c["blk_rr"][0])
-                half = self.z * math.sqrt(max(ss, 0.0) * B / (B - 1)) / r
-                out.append((rate, rate - half, rate + half))
-            else:
-                lo, hi = wilson(ki, r, self.z)
-                out.append((rate, float(lo), float(hi)))
-        return out
+        if B < 2:
+            return [ratio_interval(ki, r, 0, 0, 0, 0, self.z) for ki in k]
+        return [ratio_interval(ki, r, c["blk_kk"][i], c["blk_kr"][i], c["blk_rr"][0], B, self.z)
+                for i, ki in enumerate(k)]
+
+    # ------------------------------------------------------- fairness (issue 10)
+    def share_mean_cov(self, kind: str = "lose"):
+        """Mean per-game share vector of every seat (``kind``: ``lose`` = who pays, ``win``)
+        and the covariance of that mean, from blocks of games as clusters."""
+        if kind not in ("win", "lose"):
+            raise ValueError(f"kind: {kind!r} is not allowed; allowed: win, lose")
+        c = self.counters
+        unit = SHARE_UNIT // np.maximum(np.arange(9), 1)
+        total = (c[kind] * unit).sum(axis=1) / SHARE_UNIT
+        B = int(c["blk_n"][0])
+        mean, cov = cluster_mean_cov(total, c[f"blk_{kind}_ss"] / SHARE_UNIT ** 2, c[f"blk_{kind}_sg"] / SHARE_UNIT,
+                                     c["blk_gg"][0], self.finished, B)
+        return mean, cov
+
+    def seat_test(self, kind: str = "lose") -> dict:
+        """Joint test that every seat has the same share (``stats.equal_shares_test``)."""
+        mean, cov = self.share_mean_cov(kind)
+        return equal_shares_test(mean, cov, int(self.counters["blk_n"][0]))
+
+    def pay_unfairness(self) -> tuple[float, float, float]:
+        """``max_s |P(seat s pays) - 1/players|`` (loss shares) with its 95% interval
+        (parametric bootstrap, ``stats.max_deviation_interval``)."""
+        mean, cov = self.share_mean_cov("lose")
+        return max_deviation_interval(mean, cov, z=self.z)
+
+    def position_rates(self) -> pd.DataFrame:
+        """Per-round P(lose) and P(win) by position after the leader (0 = the leader), by phase.
+
+        Columns: ``phase, position, rounds, p_lose, p_lose_low, p_lose_high, p_win, ...``;
+        intervals from blocks of games as clusters (rounds of a game are correlated).
+        """
+        c = self.counters
+        pos = c["ext"][K.E_POS:K.E_R1].reshape(2 * K.N_POS, 3)
+        B = int(c["blk_n"][0])
+        kk = c["blk_pos_kk"].reshape(2 * K.N_POS, 2)
+        kr = c["blk_pos_kr"].reshape(2 * K.N_POS, 2)
+        rows = []
+        for i in range(2 * K.N_POS):
+            if pos[i, 0] == 0:
+                continue
+            row = dict(phase=PHASES[i // K.N_POS], position=i % K.N_POS, rounds=int(pos[i, 0]))
+            for j, what in enumerate(("lose", "win")):
+                v, lo, hi = ratio_interval(pos[i, 1 + j], pos[i, 0], kk[i, j], kr[i, j], c["blk_pos_rr"][i], B, self.z)
+                row.update({f"p_{what}": v, f"p_{what}_low": lo, f"p_{what}_high": hi})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def round1_loser(self) -> dict:
+        """The round-1 loser's win share and loss share of the game, with 95% intervals:
+        ``{"p_win": (value, low, high), "p_pay": (...)}`` (P(win | lost round 1), P(pay | lost round 1))."""
+        e = self.counters["ext"][K.E_R1:K.E_TAKEN] / np.array([SHARE_UNIT, SHARE_UNIT ** 2] * 2)
+        n = self.finished
+        return {"p_win": mean_interval(e[K.R1_WIN], e[K.R1_WIN_SQ], n, self.z),
+                "p_pay": mean_interval(e[K.R1_LOSE], e[K.R1_LOSE_SQ], n, self.z)}
 
     def distribution(self, which: str) -> pd.DataFrame:
-        """A histogram as a tidy frame: ``which`` in rounds, rounds_charge,
-        rounds_decharge, swing_round, swing_game (the last bin collects the tail)."""
-        if which not in ("rounds", "rounds_charge", "rounds_decharge", "swing_round", "swing_game"):
-            raise ValueError(f"which: {which!r} is not allowed; allowed: rounds, rounds_charge, "
-                             "rounds_decharge, swing_round, swing_game")
-        h = self.counters[which]
+        """A histogram as a tidy frame: ``which`` in DISTRIBUTIONS (rounds, rounds_charge,
+        rounds_decharge, swing_round, swing_game, and ``taken``: tokens a player takes in a
+        game, one count per player and game); the last bin collects the tail."""
+        if which not in DISTRIBUTIONS:
+            raise ValueError(f"which: {which!r} is not allowed; allowed: {', '.join(DISTRIBUTIONS)}")
+        h = self.counters["ext"][K.E_TAKEN:] if which == "taken" else self.counters[which]
         nz = np.flatnonzero(h)
         upto = nz[-1] + 1 if nz.size else 1
         total = h.sum()
