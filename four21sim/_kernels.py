@@ -64,13 +64,17 @@ SHARE_UNIT = 840  # lcm(1..8): a win or loss shared by k players is worth SHARE_
 #   1/SHARE_UNIT) and their squares: P(win | lost round 1), P(pay | lost round 1).
 # E_TAKEN: histogram of the tokens a player takes in a game (as a round's loser), one
 #   entry per player and finished game; the last bin collects the tail.
+# E_WPAIR, E_LPAIR: [8][8] sums over finished games of u_s * u_t, u = a seat's win (loss)
+#   share in units of 1/SHARE_UNIT: the per-game covariance of the share vectors.
 E_POS = 0
 N_POS = 8
 E_R1 = E_POS + 2 * N_POS * 3
 R1_WIN, R1_WIN_SQ, R1_LOSE, R1_LOSE_SQ = range(4)
 E_TAKEN = E_R1 + 4
 N_TAKEN_BINS = 128
-N_EXT = E_TAKEN + N_TAKEN_BINS
+E_WPAIR = E_TAKEN + N_TAKEN_BINS
+E_LPAIR = E_WPAIR + 64
+N_EXT = E_LPAIR + 64
 
 
 # ------------------------------------------------------------ random stream
@@ -444,6 +448,14 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                 c_place[s, place[s]] += 1
                 c_tokc[s, tokc[s]] += 1
                 c_ext[E_TAKEN + (taken[s] if taken[s] < N_TAKEN_BINS else N_TAKEN_BINS - 1)] += 1
+            uw = SHARE_UNIT // nwin
+            ul = SHARE_UNIT // nlose
+            for s in range(n):
+                for t in range(n):
+                    if (win_mask >> s) & 1 and (win_mask >> t) & 1:
+                        c_ext[E_WPAIR + 8 * s + t] += uw * uw
+                    if (lose_mask >> s) & 1 and (lose_mask >> t) & 1:
+                        c_ext[E_LPAIR + 8 * s + t] += ul * ul
             u = SHARE_UNIT // nwin if (win_mask >> r1_loser) & 1 else 0
             c_ext[E_R1 + R1_WIN] += u
             c_ext[E_R1 + R1_WIN_SQ] += u * u

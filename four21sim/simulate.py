@@ -25,7 +25,7 @@ import pandas as pd
 from . import _kernels as K
 from . import dice
 from .policies import Policy, compile_policy
-from .stats import (Z95, cluster_mean_cov, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval,
+from .stats import (Z95, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval,
                     wilson)
 from .variants import Variant, get_preset
 
@@ -41,8 +41,7 @@ ROUND_RATES = ([f"p_round_won_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_round_lost_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_leader_count_{i}" for i in (1, 2, 3)] + ["p_round_nenette_rescue"])
 BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr",
-               # per-block sums for the seat-share covariance and the per-position round rates
-               "blk_gg", "blk_win_ss", "blk_win_sg", "blk_lose_ss", "blk_lose_sg",
+               # per-block sums for the per-position round rates
                "blk_pos_kk", "blk_pos_kr", "blk_pos_rr")
 _COUNTERS = ("misc", "win", "lose", "place", "rounds_charge", "rounds_decharge", "rounds", "swing_round",
              "swing_game", "tokens_end_charge", "cat_winner", "cat_loser", "count", "ext")
@@ -113,16 +112,6 @@ def _block_stats(view: dict) -> dict:
     r = view["misc"][:, K.M_ROUNDS_ALL]
     out = {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
            "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
-    # seat shares: per block, S_b[s] = sum over games of the seat's share (units of 1/SHARE_UNIT)
-    # and g_b = finished games; the sums of S S^T, S g and g^2 give the covariance of the
-    # share vector's mean from blocks as independent clusters (stats.cluster_mean_cov)
-    g = view["misc"][:, K.M_GAMES] - view["misc"][:, K.M_RUNAWAY]
-    out["blk_gg"] = np.array([(g * g).sum()], dtype=np.int64)
-    unit = SHARE_UNIT // np.maximum(np.arange(9), 1)
-    for kind in ("win", "lose"):
-        S = (view[kind] * unit).sum(axis=2)
-        out[f"blk_{kind}_ss"] = S.T @ S
-        out[f"blk_{kind}_sg"] = (S * g[:, None]).sum(axis=0)
     pos = view["ext"][:, K.E_POS:K.E_R1].reshape(len(r), 2 * K.N_POS, 3)
     kk, rr = pos[:, :, 1:], pos[:, :, :1]
     out["blk_pos_kk"] = (kk * kk).sum(axis=0).ravel()
@@ -430,21 +419,23 @@ class SimulationResult:
     # ------------------------------------------------------- fairness (issue 10)
     def share_mean_cov(self, kind: str = "lose"):
         """Mean per-game share vector of every seat (``kind``: ``lose`` = who pays, ``win``)
-        and the covariance of that mean, from blocks of games as clusters."""
+        and the covariance of that mean, from the per-game sums of products of shares
+        (games are independent)."""
         if kind not in ("win", "lose"):
             raise ValueError(f"kind: {kind!r} is not allowed; allowed: win, lose")
         c = self.counters
+        n, N = self.players, self.finished
         unit = SHARE_UNIT // np.maximum(np.arange(9), 1)
-        total = (c[kind] * unit).sum(axis=1) / SHARE_UNIT
-        B = int(c["blk_n"][0])
-        mean, cov = cluster_mean_cov(total, c[f"blk_{kind}_ss"] / SHARE_UNIT ** 2, c[f"blk_{kind}_sg"] / SHARE_UNIT,
-                                     c["blk_gg"][0], self.finished, B)
+        mean = (c[kind] * unit).sum(axis=1) / (SHARE_UNIT * N)
+        off = K.E_WPAIR if kind == "win" else K.E_LPAIR
+        second = c["ext"][off:off + 64].reshape(8, 8)[:n, :n] / (SHARE_UNIT ** 2 * N)
+        cov = (second - np.outer(mean, mean)) / N
         return mean, cov
 
     def seat_test(self, kind: str = "lose") -> dict:
         """Joint test that every seat has the same share (``stats.equal_shares_test``)."""
         mean, cov = self.share_mean_cov(kind)
-        return equal_shares_test(mean, cov, int(self.counters["blk_n"][0]))
+        return equal_shares_test(mean, cov, self.finished)
 
     def pay_unfairness(self) -> tuple[float, float, float]:
         """``max_s |P(seat s pays) - 1/players|`` (loss shares) with its 95% interval
@@ -488,7 +479,7 @@ class SimulationResult:
         game, one count per player and game); the last bin collects the tail."""
         if which not in DISTRIBUTIONS:
             raise ValueError(f"which: {which!r} is not allowed; allowed: {', '.join(DISTRIBUTIONS)}")
-        h = self.counters["ext"][K.E_TAKEN:] if which == "taken" else self.counters[which]
+        h = self.counters["ext"][K.E_TAKEN:K.E_TAKEN + K.N_TAKEN_BINS] if which == "taken" else self.counters[which]
         nz = np.flatnonzero(h)
         upto = nz[-1] + 1 if nz.size else 1
         total = h.sum()

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-__all__ = ["Z95", "wilson", "mean_interval", "z_for", "ratio_interval", "cluster_mean_cov", "betainc", "f_sf",
-           "equal_shares_test", "holm", "max_deviation_interval"]
+__all__ = ["Z95", "wilson", "mean_interval", "z_for", "ratio_interval", "betainc", "f_sf",
+           "equal_shares_test", "holm", "max_deviation_interval",
+           "max_deviation_draws", "percentile_interval"]
 
 Z95 = 1.959963984540054
 
@@ -62,23 +63,6 @@ def ratio_interval(k, r, kk, kr, rr, blocks: int, z: float = Z95):
     return rate, float(lo), float(hi)
 
 
-def cluster_mean_cov(total, ss, sg, gg, games: int, blocks: int):
-    """Mean of a per-game vector and the covariance of that mean, from blocks as clusters.
-
-    ``total[i] = sum_b S_b[i]``, ``ss = sum_b S_b S_b^T``, ``sg = sum_b S_b g_b``,
-    ``gg = sum_b g_b**2`` (``S_b``: the block's sum of the vectors, ``g_b``: its games).
-    Returns ``(mean, cov)`` with ``cov = B/(B-1) sum_b (S_b - mean g_b)(S_b - mean g_b)^T / N**2``.
-    """
-    total = np.asarray(total, dtype=float)
-    ss = np.asarray(ss, dtype=float)
-    sg = np.asarray(sg, dtype=float)
-    n = float(games)
-    mean = total / n
-    dev = ss - np.outer(mean, sg) - np.outer(sg, mean) + np.outer(mean, mean) * float(gg)
-    cov = dev * (blocks / (blocks - 1)) / (n * n) if blocks >= 2 else np.full_like(dev, math.nan)
-    return mean, cov
-
-
 def _betacf(a: float, b: float, x: float) -> float:
     """Continued fraction of the regularised incomplete beta function (modified Lentz)."""
     tiny = 1e-300
@@ -120,12 +104,12 @@ def f_sf(x: float, d1: float, d2: float) -> float:
 def equal_shares_test(mean, cov, blocks: int) -> dict:
     """Joint test that every seat's share is ``1/n`` (shares sum to 1 in every game).
 
-    Hotelling's T**2 on the first ``q = n - 1`` shares (the last is implied), with the
-    covariance of the mean estimated from ``B`` blocks of games:
-    ``F = T**2 (B - q) / (q (B - 1))`` on ``(q, B - q)`` degrees of freedom. Valid whatever
-    the number of winners or losers of a game (the per-game vector is any share vector).
-    Returns ``dict(stat=T**2, f=F, df1=q, df2=B-q, p=p-value)``; p is NaN when the
-    covariance is singular (e.g. a seat that never pays) or blocks are too few.
+    Hotelling's T**2 on the first ``q = n - 1`` shares (the last is implied), with ``cov``
+    the estimated covariance of the mean over ``B`` independent units (games, or blocks
+    of games): ``F = T**2 (B - q) / (q (B - 1))`` on ``(q, B - q)`` degrees of freedom.
+    Valid whatever the number of winners or losers of a game (the per-game vector is any
+    share vector). Returns ``dict(stat=T**2, f=F, df1=q, df2=B-q, p=p-value)``; p is NaN
+    when the covariance is singular (e.g. a seat that never pays) or units are too few.
     """
     mean = np.asarray(mean, dtype=float)
     n = mean.size
@@ -159,28 +143,38 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
-def max_deviation_interval(mean, cov, draws: int = 4000, seed: int = 0, z: float = Z95):
-    """``max_s |mean_s - 1/n|`` with a parametric-bootstrap percentile interval.
-
-    The share vector's mean is drawn from its normal approximation (``mean``, ``cov``;
-    the last share is ``1 -`` the others); the interval is the central ``z``-level
-    percentile interval of the statistic over ``draws`` draws (fixed ``seed``:
-    reproducible). Near zero the statistic is biased upward (a maximum of absolute
-    values): use :func:`equal_shares_test` to ask whether the seats differ at all.
-    """
-    from statistics import NormalDist
+def max_deviation_draws(mean, cov, draws: int = 4000, seed: int = 0) -> np.ndarray:
+    """Parametric-bootstrap draws of ``max_s |share_s - 1/n|``: the share vector's mean drawn
+    from its normal approximation (``mean``, ``cov``; the last share is ``1 -`` the others),
+    with a fixed ``seed`` (reproducible). NaN draws when the covariance is not finite."""
     mean = np.asarray(mean, dtype=float)
     n = mean.size
-    value = float(np.max(np.abs(mean - 1.0 / n)))
     V = np.asarray(cov, dtype=float)[: n - 1, : n - 1]
     if not np.all(np.isfinite(V)):
-        return value, math.nan, math.nan
+        return np.full(draws, math.nan)
     w, U = np.linalg.eigh((V + V.T) / 2)
     L = U * np.sqrt(np.clip(w, 0, None))
-    rng = np.random.default_rng(seed)
-    x = mean[: n - 1] + rng.standard_normal((draws, n - 1)) @ L.T
+    x = mean[: n - 1] + np.random.default_rng(seed).standard_normal((draws, n - 1)) @ L.T
     full = np.column_stack([x, 1 - x.sum(axis=1)])
-    stat = np.max(np.abs(full - 1.0 / n), axis=1)
+    return np.max(np.abs(full - 1.0 / n), axis=1)
+
+
+def percentile_interval(draws, z: float = Z95) -> tuple[float, float]:
+    """Central percentile interval of bootstrap draws at the two-sided level of ``z``."""
+    from statistics import NormalDist
+    draws = np.asarray(draws, dtype=float)
+    if not np.all(np.isfinite(draws)):
+        return math.nan, math.nan
     tail = 1 - NormalDist().cdf(z)
-    lo, hi = np.quantile(stat, [tail, 1 - tail])
-    return value, float(lo), float(hi)
+    lo, hi = np.quantile(draws, [tail, 1 - tail])
+    return float(lo), float(hi)
+
+
+def max_deviation_interval(mean, cov, draws: int = 4000, seed: int = 0, z: float = Z95):
+    """``max_s |mean_s - 1/n|`` with a parametric-bootstrap percentile interval
+    (:func:`max_deviation_draws`). Near zero the statistic is biased upward (a maximum of
+    absolute values): use :func:`equal_shares_test` to ask whether the seats differ at all.
+    """
+    mean = np.asarray(mean, dtype=float)
+    value = float(np.max(np.abs(mean - 1.0 / mean.size)))
+    return (value, *percentile_interval(max_deviation_draws(mean, cov, draws, seed), z))
