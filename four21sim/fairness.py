@@ -7,9 +7,10 @@ paying seat
     the most tokens; under ``last_holder`` the one left holding tokens). ``k`` tied
     losers pay ``1/k`` each, so the pay shares of a game sum to 1.
 pay unfairness
-    ``max_s |P(seat s pays) - 1/players|`` in percentage points, with a 95% interval
-    from a parametric bootstrap of the pay-share vector (normal, covariance estimated
-    from blocks of games). With 2 players it is also ``|P(seat 0 wins) - 1/2|``.
+    ``max_s |P(seat s pays) - 1/players|`` in percentage points, with a simultaneous
+    95% interval (every seat's interval at the Bonferroni level; conservative, coverage at
+    least 95%; ``stats.max_deviation_interval``). With 2 players it is also
+    ``|P(seat 0 wins) - 1/2|``.
 seat test
     Hotelling's T**2 (F form) that every seat's pay share is 1/players, on the per-game
     share vectors with the covariance from blocks of games: valid whatever the number
@@ -22,7 +23,8 @@ identical games
     they are one result, counted once.
 fairness score (of a variant)
     the mean pay unfairness over the study's player counts, everyone playing the
-    reference line-up, with a 95% parametric-bootstrap interval. Variants are reported in
+    reference line-up, with a simultaneous 95% interval (Bonferroni over every seat of
+    every player count). Variants are reported in
     tied groups: sorted by score, a variant joins the current group while its interval
     overlaps the interval of the group's first (fairest) member.
 """
@@ -34,7 +36,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from .stats import Z95, percentile_interval
+from .stats import max_deviation_interval
 
 __all__ = ["games_identity", "hist_quantiles", "tied_groups", "score_with_interval"]
 
@@ -73,9 +75,14 @@ def tied_groups(scores: pd.Series, low: pd.Series, high: pd.Series) -> pd.Series
     return groups
 
 
-def score_with_interval(draw_sets: list[np.ndarray], values: list[float], z: float = Z95) -> tuple[float, float, float]:
-    """Mean of several independent statistics, with the percentile interval of the mean of
-    their bootstrap draws (one array of draws per statistic, same length)."""
-    value = float(np.mean(values))
-    lo, hi = percentile_interval(np.mean(np.vstack(draw_sets), axis=0), z)
-    return value, lo, hi
+def score_with_interval(shares: list[tuple], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean over configurations of the pay unfairness, with a simultaneous interval.
+
+    ``shares``: one ``(mean, cov)`` of the pay-share vector per configuration. Every seat
+    of every configuration is covered jointly (Bonferroni over all of them), so with
+    probability at least ``level`` every configuration's largest gap is inside its bounds
+    and the mean is inside the mean of the bounds.
+    """
+    family = sum(len(m) for m, _ in shares)
+    b = np.array([max_deviation_interval(m, c, level, family) for m, c in shares])
+    return float(b[:, 0].mean()), float(b[:, 1].mean()), float(b[:, 2].mean())

@@ -168,7 +168,8 @@ def felt_figure(dists: pd.DataFrame, lineup: str, which: str = "rounds") -> plt.
         ax.set_title(f"{n} players")
         ax.set_xlabel("rounds in the game" if which == "rounds" else "tokens taken in a game")
     axes[0][0].set_ylabel("% of games at least this" if which == "rounds" else "% of players taking at least this")
-    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    if sub["variant"].nunique() <= 12:
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
     fig.suptitle(("Game length" if which == "rounds" else "Tokens one player takes in a game")
                  + f", everyone playing '{lineup}'")
     return fig

@@ -209,7 +209,7 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     lines += ["", "## Who pays", "",
               "The measure a bar cares about: the game's loser pays (docs/rules.md defines the loser per end "
               "rule; k tied losers pay 1/k each). `pays` columns are P(pay) with 95% intervals; `unfairness` is the "
-              "largest gap between a seat's P(pay) and 1/players (95% parametric-bootstrap interval); `test p (Holm)` "
+              "largest gap between a seat's P(pay) and 1/players (simultaneous 95% interval: every seat's interval at the Bonferroni level, conservative); `test p (Holm)` "
               "is the joint test that every seat pays equally (Hotelling's T² on the per-game pay shares), "
               "Holm-adjusted over the distinct configurations; `win test p (Holm)` the same on win shares. "
               "`same games as`: this configuration plays exactly the games of another one (counted once).", ""]
@@ -235,7 +235,7 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     if not scores.empty:
         lines += ["## Fairness score, in tied groups", "",
                   f"Score = mean over the player counts of the paying-seat unfairness (pp), everyone playing "
-                  f"'{ref}', with its 95% interval (parametric bootstrap). Sorted by score, a variant joins the "
+                  f"'{ref}', with its simultaneous 95% interval (Bonferroni over every seat of every player count: conservative). Sorted by score, a variant joins the "
                   "current group while its interval overlaps the interval of the group's first member: within a "
                   "group, noise cannot separate the variants, so they are not ranked.", ""]
         sc = pd.DataFrame({"group": scores["group"], "variant": scores["variant"],

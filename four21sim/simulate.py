@@ -438,10 +438,10 @@ class SimulationResult:
         return equal_shares_test(mean, cov, self.finished)
 
     def pay_unfairness(self) -> tuple[float, float, float]:
-        """``max_s |P(seat s pays) - 1/players|`` (loss shares) with its 95% interval
-        (parametric bootstrap, ``stats.max_deviation_interval``)."""
+        """``max_s |P(seat s pays) - 1/players|`` (loss shares) with its simultaneous 95%
+        interval (``stats.max_deviation_interval``)."""
         mean, cov = self.share_mean_cov("lose")
-        return max_deviation_interval(mean, cov, z=self.z)
+        return max_deviation_interval(mean, cov)
 
     def position_rates(self) -> pd.DataFrame:
         """Per-round P(lose) and P(win) by position after the leader (0 = the leader), by phase.

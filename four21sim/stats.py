@@ -7,8 +7,7 @@ import math
 import numpy as np
 
 __all__ = ["Z95", "wilson", "mean_interval", "z_for", "ratio_interval", "betainc", "f_sf",
-           "equal_shares_test", "holm", "max_deviation_interval",
-           "max_deviation_draws", "percentile_interval"]
+           "equal_shares_test", "holm", "max_deviation_interval"]
 
 Z95 = 1.959963984540054
 
@@ -143,38 +142,21 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
-def max_deviation_draws(mean, cov, draws: int = 4000, seed: int = 0) -> np.ndarray:
-    """Parametric-bootstrap draws of ``max_s |share_s - 1/n|``: the share vector's mean drawn
-    from its normal approximation (``mean``, ``cov``; the last share is ``1 -`` the others),
-    with a fixed ``seed`` (reproducible). NaN draws when the covariance is not finite."""
-    mean = np.asarray(mean, dtype=float)
-    n = mean.size
-    V = np.asarray(cov, dtype=float)[: n - 1, : n - 1]
-    if not np.all(np.isfinite(V)):
-        return np.full(draws, math.nan)
-    w, U = np.linalg.eigh((V + V.T) / 2)
-    L = U * np.sqrt(np.clip(w, 0, None))
-    x = mean[: n - 1] + np.random.default_rng(seed).standard_normal((draws, n - 1)) @ L.T
-    full = np.column_stack([x, 1 - x.sum(axis=1)])
-    return np.max(np.abs(full - 1.0 / n), axis=1)
+def max_deviation_interval(mean, cov, level: float = 0.95, family: int | None = None):
+    """``max_s |mean_s - 1/n|`` with a simultaneous (Bonferroni) interval.
 
-
-def percentile_interval(draws, z: float = Z95) -> tuple[float, float]:
-    """Central percentile interval of bootstrap draws at the two-sided level of ``z``."""
-    from statistics import NormalDist
-    draws = np.asarray(draws, dtype=float)
-    if not np.all(np.isfinite(draws)):
-        return math.nan, math.nan
-    tail = 1 - NormalDist().cdf(z)
-    lo, hi = np.quantile(draws, [tail, 1 - tail])
-    return float(lo), float(hi)
-
-
-def max_deviation_interval(mean, cov, draws: int = 4000, seed: int = 0, z: float = Z95):
-    """``max_s |mean_s - 1/n|`` with a parametric-bootstrap percentile interval
-    (:func:`max_deviation_draws`). Near zero the statistic is biased upward (a maximum of
-    absolute values): use :func:`equal_shares_test` to ask whether the seats differ at all.
+    Each seat's share gets the interval ``mean_s ± z se_s`` with ``z`` the two-sided
+    normal quantile at ``1 - (1 - level) / family`` (``family`` = the number of seats
+    covered jointly, ``n`` by default): with probability at least ``level`` every true
+    share is in its interval, and then the true largest gap lies between
+    ``max_s (|mean_s - 1/n| - z se_s)^+`` and ``max_s (|mean_s - 1/n| + z se_s)``. The
+    interval is conservative (coverage at least ``level``), always contains the
+    estimate, and reaches 0 when every seat is consistent with a fair share.
+    Returns ``(value, low, high)``.
     """
     mean = np.asarray(mean, dtype=float)
-    value = float(np.max(np.abs(mean - 1.0 / mean.size)))
-    return (value, *percentile_interval(max_deviation_draws(mean, cov, draws, seed), z))
+    n = mean.size
+    se = np.sqrt(np.clip(np.diag(np.asarray(cov, dtype=float)), 0, None))
+    z = z_for(1 - (1 - level) / (family or n))
+    d = np.abs(mean - 1.0 / n)
+    return float(d.max()), float(np.max(np.clip(d - z * se, 0, None))), float(np.max(d + z * se))

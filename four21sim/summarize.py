@@ -36,7 +36,7 @@ import pandas as pd
 from . import _kernels as K
 from .fairness import games_identity, hist_quantiles, score_with_interval, tied_groups
 from .simulate import DISTRIBUTIONS, PHASES, SimulationResult
-from .stats import Z95, holm, max_deviation_draws
+from .stats import Z95, holm
 from .study import Config, Study
 from .tasks import SHARE_UNIT, make_tasks, part_keys, part_path, read_part
 
@@ -67,7 +67,7 @@ def _config_cols(c: Config) -> dict:
 def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dict[str, pd.DataFrame]:
     """Tidy tables: measures, distributions, skill, fairness, scores (and exact, for 2 players)."""
     measures, dists, skill, fair = [], [], [], []
-    draws: dict = {}
+    shares: dict = {}
     exact_rows = _exact_rows(study, configs) if study.exact else []
     exact = {(r["variant"], r["lineup"]): r for r in exact_rows}
     for c, cnt in zip(configs, merged):
@@ -115,8 +115,7 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
         row.update(_felt(res))
         row["games_id"] = games_identity(cnt)
         fair.append(row)
-        mean, cov = res.share_mean_cov("lose")
-        draws[(c.label, c.players, c.lineup.label)] = max_deviation_draws(mean, cov)
+        shares[(c.label, c.players, c.lineup.label)] = res.share_mean_cov("lose")
     tables = {
         "measures": pd.concat(measures, ignore_index=True) if measures else pd.DataFrame(),
         "distributions": pd.concat(dists, ignore_index=True) if dists else pd.DataFrame(),
@@ -125,8 +124,8 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
         "exact": pd.DataFrame(exact_rows),
     }
     _multiplicity(tables["fairness"])
-    tables["scores"] = fairness_scores(tables["fairness"], draws)
-    tables["robustness"] = robustness(tables["fairness"], draws)
+    tables["scores"] = fairness_scores(tables["fairness"], shares)
+    tables["robustness"] = robustness(tables["fairness"], shares)
     tables["leading"] = leading_table(study, configs)
     tables["fair_vs_skill"] = fair_vs_skill(tables["fairness"], tables["skill"], tables["leading"])
     return tables
@@ -223,12 +222,11 @@ def reference_lineup(fair: pd.DataFrame) -> str | None:
     return REFERENCE_LINEUP if REFERENCE_LINEUP in lineups else lineups[0]
 
 
-def _scores_for(fair: pd.DataFrame, draws: dict, lineup: str) -> pd.DataFrame:
+def _scores_for(fair: pd.DataFrame, shares: dict, lineup: str) -> pd.DataFrame:
     sub = fair[fair["lineup"] == lineup]
     rows = []
     for variant, g in sub.groupby("variant", sort=False):
-        ds = [draws[(variant, p, lineup)] for p in g["players"]]
-        score, lo, hi = score_with_interval(ds, list(g["pay_unfairness"]))
+        score, lo, hi = score_with_interval([shares[(variant, p, lineup)] for p in g["players"]])
         worst = g.loc[g["pay_unfairness"].idxmax()]
         rows.append(dict(variant=variant, fairness_score=100 * score, score_low=100 * lo, score_high=100 * hi,
                          worst_players=int(worst.players), worst_pay_unfairness=100 * float(worst.pay_unfairness),
@@ -241,21 +239,21 @@ def _scores_for(fair: pd.DataFrame, draws: dict, lineup: str) -> pd.DataFrame:
     return df.sort_values(["group", "fairness_score"], kind="stable").reset_index(drop=True)
 
 
-def fairness_scores(fair: pd.DataFrame, draws: dict) -> pd.DataFrame:
+def fairness_scores(fair: pd.DataFrame, shares: dict) -> pd.DataFrame:
     """One fairness score per variant (:mod:`four21sim.fairness`) under the reference line-up,
     in tied groups (group 1 = the fairest that noise cannot separate)."""
     ref = reference_lineup(fair)
     if ref is None:
         return pd.DataFrame(columns=["group", "variant", "fairness_score", "score_low", "score_high", "lineup",
                                      "players"])
-    return _scores_for(fair, draws, ref)
+    return _scores_for(fair, shares, ref)
 
 
-def robustness(fair: pd.DataFrame, draws: dict) -> pd.DataFrame:
+def robustness(fair: pd.DataFrame, shares: dict) -> pd.DataFrame:
     """The fairness score and tied group of every variant under every everyone-plays-X line-up."""
     if fair.empty:
         return pd.DataFrame()
-    frames = [_scores_for(fair, draws, lu) for lu in dict.fromkeys(fair["lineup"])]
+    frames = [_scores_for(fair, shares, lu) for lu in dict.fromkeys(fair["lineup"])]
     return pd.concat([f for f in frames if not f.empty], ignore_index=True)
 
 

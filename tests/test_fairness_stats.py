@@ -9,8 +9,10 @@
   (about 28.5% against 35.7%); every run of 10,000 games must reject at the 0.1% level.
 - coverage: Super 421, 2 players, all greedy: the exact P(seat 0 wins) comes from the
   solver's Markov chain (an independent computation), so the true paying-seat
-  unfairness is |P(seat 0 pays) - 1/2|. Its 95% interval must cover it in at least 41 of
-  48 runs (Binomial(48, 0.95): probability 0.0024 of fewer for an exact 95% interval).
+  unfairness is |P(seat 0 pays) - 1/2|. Its 95% interval (simultaneous over the seats,
+  coverage at least 95%) must cover it in at least 41 of 48 runs (Binomial(48, 0.95):
+  probability 0.0024 of fewer for an exact 95% interval). Under the fair null its lower
+  bound must reach 0 in most runs (at least 41 of 48, by the same bound).
 - the helpers: Holm's adjustment against a hand-worked example, the F tail against
   closed forms.
 """
@@ -58,6 +60,9 @@ def test_pay_unfairness_interval_covers_the_exact_value():
         assert lo <= value <= hi
         covered += lo <= truth <= hi
     assert covered >= 41, f"the 95% interval covered the exact value in {covered} of 48 runs"
+    at_zero = sum(simulate(v, 3, "sec", games=GAMES, seed=900 + seed, block=BLOCK).pay_unfairness()[1] == 0.0
+                  for seed in range(48))
+    assert at_zero >= 41, f"the fair null's interval reached 0 in only {at_zero} of 48 runs"
 
 
 def test_holm_hand_worked():
