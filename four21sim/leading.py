@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import _rules as R
 from .solver import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 from .variants import Variant
 
@@ -75,11 +76,12 @@ def _chain(sol: Solution):
 def _visits(sol: Solution, dists: dict) -> dict:
     """Expected number of rounds played in each state from the start (Markov chain)."""
     T = sol.tokens
+    prm = R.params(sol.variant)
     states = list(dists)
     idx = {s: i for i, s in enumerate(states)}
     P = np.zeros((len(states), len(states)))
     for s, d in dists.items():
-        for pr, nxt, _same in _transitions(T, *s, d, sol.variant.next_leader_index):
+        for pr, nxt, _same in _transitions(*s, d, prm):
             if nxt is not None:
                 P[idx[s], idx[nxt]] += pr
     e = np.zeros(len(states))
@@ -102,9 +104,9 @@ def _side(dist: np.ndarray, leader_loses: bool) -> np.ndarray:
 
 def _p_leader_wins_after(sol: Solution, state, part: np.ndarray) -> float:
     """P(this round's leader wins the game, and the round ends as in ``part``)."""
-    T, V, nl = sol.tokens, sol.value, sol.variant.next_leader_index
+    V = sol.value
     total = 0.0
-    for pr, nxt, same in _transitions(T, *state, part, nl):
+    for pr, nxt, same in _transitions(*state, part, R.params(sol.variant)):
         if nxt is None:
             total += pr * (1.0 if same else 0.0)
         else:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import _kernels as K
+from . import policies
 from .fairness import games_identity, hist_quantiles, score_with_interval, tied_groups
 from .simulate import DISTRIBUTIONS, PHASES, SimulationResult
 from .stats import Z95, holm
@@ -43,7 +43,7 @@ from .tasks import SHARE_UNIT, make_tasks, part_keys, part_path, read_part
 __all__ = ["merge_parts", "build_tables", "REFERENCE_LINEUP"]
 
 REFERENCE_LINEUP = "greedy"
-TABLE_POLICIES = ("sec", "chase421", "greedy", "table-aware", "optimal")
+TABLE_POLICIES = policies.TABLE_POLICIES
 
 
 def merge_parts(study: Study, configs: list[Config], out: Path) -> list[dict]:
@@ -160,7 +160,7 @@ def _p_no_decision(res: SimulationResult) -> float:
     if v.charge_throws == 1 and v.decharge_throws == 1:
         return 1.0
     if v.charge_throws == 1:
-        return float(res.counters["misc"][K.M_DECIDED_CHARGE]) / res.finished
+        return float(res.counters["decided_in_charge"]) / res.finished
     return 0.0
 
 
@@ -191,7 +191,7 @@ def _felt(res: SimulationResult) -> dict:
     """Distributions a player feels: game length and tokens taken per player per game."""
     out = {}
     rounds = res.counters["rounds"]
-    taken = res.counters["ext"][K.E_TAKEN:K.E_TAKEN + K.N_TAKEN_BINS]
+    taken = res.counters["taken"]
     for name, h in (("rounds", rounds), ("taken", taken)):
         for q, v in zip(("p50", "p90", "p99"), hist_quantiles(h)):
             out[f"{name}_{q}"] = v
@@ -213,13 +213,6 @@ def _multiplicity(fair: pd.DataFrame) -> None:
     fair["pay_test_p_holm"] = fair["games_id"].map(adj)
     adj_w = pd.Series(holm(first["seat_test_win_p"].to_numpy()), index=first["games_id"].to_numpy())
     fair["seat_test_win_p_holm"] = fair["games_id"].map(adj_w)
-
-
-def reference_lineup(fair: pd.DataFrame) -> str | None:
-    if fair.empty:
-        return None
-    lineups = list(dict.fromkeys(fair["lineup"]))
-    return REFERENCE_LINEUP if REFERENCE_LINEUP in lineups else lineups[0]
 
 
 def _scores_for(fair: pd.DataFrame, shares: dict, lineup: str) -> pd.DataFrame:
@@ -313,7 +306,8 @@ def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame
 
 def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
     """Exact 2-player values (solver) of every 2-player line-up made of table policies."""
-    from .solver import MAX_SOLVER_TOKENS, evaluate
+    from .policies import evaluate
+    from .solver import MAX_SOLVER_TOKENS
     rows = []
     for c in configs:
         if c.players != 2 or c.variant.tokens > MAX_SOLVER_TOKENS:

@@ -80,3 +80,14 @@ def test_simulated_leading_against_exact(preset):
         m, lo, hi = r1[what]
         se = (hi - lo) / (2 * 1.959963984540054)
         assert abs(m - want) / se <= Z_MAX, f"{preset} {what}: {m} vs exact {want}"
+
+
+def test_solve_json_has_the_lead_value():
+    from four21sim.solve import analyse
+    v = VARIANTS["super-t3"]
+    out = analyse(["--variant", "super421", "--set", "tokens=3", "--json"])
+    bf = brute_force(v)
+    lv = out["lead_value"]
+    assert lv["first_round"] == pytest.approx(2 * bf[(3, 0, 0)][0] - 1, abs=1e-9)
+    assert lv["round1_loser_wins"] == pytest.approx(round1_loser_wins(v), abs=1e-12)
+    assert set(lv["by_phase"]) == {"charge", "decharge"}
