@@ -53,6 +53,15 @@ def _groups_text(scores: pd.DataFrame) -> str:
     return "; ".join(parts)
 
 
+def _verdict(no_decision: float, p_holm: float) -> str:
+    """A plain word on the paying seat: unequal, equal by chance (nothing decided), or equal."""
+    if not math.isnan(p_holm) and p_holm < 0.05:
+        return "seats pay unequally"
+    if no_decision >= 0.5:
+        return "no seat difference found: mostly pure chance"
+    return "no seat difference found"
+
+
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Sentences computed from the tables (nothing here is written by hand)."""
     out = []
@@ -66,9 +75,11 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     if not fair.empty:
         f = fair.loc[fair["pay_unfairness"].idxmax()]
         out.append(f"**Most unequal paying seat:** {f.variant} with {f.players} players ('{f.lineup}'): seat "
-                   f"{f.worst_seat} pays {_ci(f.worst_seat_pays, f.worst_seat_pays_low, f.worst_seat_pays_high)} "
-                   f"of games where {_pct(1 / f.players)} would be fair; seat 0 (first leader) pays "
-                   f"{_ci(f.seat0_pays, f.seat0_pays_low, f.seat0_pays_high)}.")
+                   f"{f.worst_seat}{' (the first leader)' if f.worst_seat == 0 else ''} pays "
+                   f"{_ci(f.worst_seat_pays, f.worst_seat_pays_low, f.worst_seat_pays_high)} of games where "
+                   f"{_pct(1 / f.players)} would be fair"
+                   + ("." if f.worst_seat == 0 else
+                      f"; seat 0 (first leader) pays {_ci(f.seat0_pays, f.seat0_pays_low, f.seat0_pays_high)}."))
         distinct = fair[fair["same_games_as"] == ""]
         dup = len(fair) - len(distinct)
         sig = distinct[distinct["pay_test_p_holm"] < 0.05]
@@ -265,9 +276,11 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         t = pd.DataFrame({
             "variant": fvs["variant"], "players": fvs["players"],
             "no decision": fvs["p_no_decision"].map(lambda x: f"{100 * x:.1f}%"),
-            "skill edge (pp)": [("" if math.isnan(v) else f"{100 * v:+.2f} [{100 * a:+.2f}, {100 * b:+.2f}] ({lu})")
-                                for v, a, b, lu, fr in zip(fvs["skill_edge"], fvs["skill_ci_low"], fvs["skill_ci_high"],
-                                                           fvs["skill_lineup"], 1 / fvs["players"])],
+            **{f"skill edge, {lu[4:]} (pp)": [
+                "" if math.isnan(v) else f"{100 * v:+.2f} [{100 * (a - f):+.2f}, {100 * (b - f):+.2f}]"
+                for v, a, b, f in zip(fvs[f"skill_edge[{lu}]"], fvs[f"skill_ci_low[{lu}]"], fvs[f"skill_ci_high[{lu}]"],
+                                      fvs[f"skill_fair[{lu}]"])]
+               for lu in [c[len("skill_edge["):-1] for c in fvs.columns if c.startswith("skill_edge[")]},
             "lead value, décharge (exact)": fvs["lead_value_decharge_exact"].map(
                 lambda x: "" if math.isnan(x) else f"{100 * x:+.2f} pp"),
             "leader loses a décharge round": [("" if math.isnan(v) else f"{100 * v:.1f}% [{100 * a:.1f}, {100 * b:.1f}]")
@@ -278,6 +291,48 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
                                    zip(fvs["r1_loser_p_pay"], fvs["r1_loser_p_pay_low"], fvs["r1_loser_p_pay_high"])],
             "pay unfairness (pp)": [f"{100 * v:.2f} [{100 * a:.2f}, {100 * b:.2f}]" for v, a, b in
                                     zip(fvs["pay_unfairness"], fvs["pay_unfairness_low"], fvs["pay_unfairness_high"])],
+            "verdict": [_verdict(nd, p) for nd, p in zip(fvs["p_no_decision"], fvs["pay_test_p_holm"])],
+        })
+        lines += [_md_table(t), ""]
+    lead = tables.get("leading")
+    if not fair.empty:
+        lines += ["## The value of leading", "",
+                  "The leader of a round chooses the number of throws; the others must match it. Per round, the "
+                  "chance that the leader, and the first player after it, lose the round, by phase, over every "
+                  "round of every game (intervals from blocks of games: rounds of a game are "
+                  "correlated), next to the fair rate (1/players at the table, averaged over the phase's rounds: "
+                  "under last_holder players go out during the décharge); and what losing the first round means "
+                  "for the game.", ""]
+        def rate(col):
+            return [("" if math.isnan(v) else f"{100 * v:.1f}% [{100 * a:.1f}, {100 * b:.1f}]")
+                    for v, a, b in zip(fair[col], fair[f"{col}_low"], fair[f"{col}_high"])]
+        t = pd.DataFrame({
+            "variant": fair["variant"], "players": fair["players"], "line-up": fair["lineup"],
+            "fair, charge": fair["round_fair_charge"].map(lambda x: "" if math.isnan(x) else f"{100 * x:.1f}%"),
+            "leader loses, charge": rate("leader_loses_charge"),
+            "1st follower loses, charge": rate("follower1_loses_charge"),
+            "fair, décharge": fair["round_fair_decharge"].map(lambda x: "" if math.isnan(x) else f"{100 * x:.1f}%"),
+            "leader loses, décharge": rate("leader_loses_decharge"),
+            "1st follower loses, décharge": rate("follower1_loses_decharge"),
+            "round-1 loser wins the game": rate("r1_loser_p_win"),
+            "round-1 loser pays": rate("r1_loser_p_pay"),
+        })
+        lines += [_md_table(t), ""]
+    if lead is not None and not lead.empty:
+        lines += ["Exact, 2 players, both playing optimally (solver): the value of leading a round, "
+                  "P(win the game | lead it) − P(win the game | follow) with the same tokens, over the states of "
+                  "each phase (mean weighted by how often a game visits them, smallest, largest), and the round-1 "
+                  "loser's chance of winning the game.", ""]
+        t = pd.DataFrame({
+            "variant": lead["variant"],
+            "charge: mean [min, max] (pp)": [f"{_pp(a)} [{_pp(b)}, {_pp(c)}]" if not math.isnan(a) else ""
+                                             for a, b, c in zip(lead["charge_mean"], lead["charge_min"],
+                                                                lead["charge_max"])],
+            "décharge: mean [min, max] (pp)": [f"{_pp(a)} [{_pp(b)}, {_pp(c)}]" if not math.isnan(a)
+                                               else "" for a, b, c in zip(lead["decharge_mean"], lead["decharge_min"],
+                                                                          lead["decharge_max"])],
+            "first round (pp)": lead["first_round"].map(lambda x: _pp(0.0 if abs(x) < 1e-12 else x, 3)),
+            "round-1 loser wins": lead["round1_loser_wins"].map(lambda x: f"{100 * x:.2f}%"),
         })
         lines += [_md_table(t), ""]
     if not fair.empty:

@@ -386,8 +386,10 @@ class SimulationResult:
     def position_rates(self) -> pd.DataFrame:
         """Per-round P(lose) and P(win) by place after the leader (0 = the leader), by phase.
 
-        Columns: ``phase, position, rounds, p_lose, p_lose_low, p_lose_high, p_win, ...``;
-        intervals from blocks of games as clusters (rounds of a game are correlated).
+        Columns: ``phase, position, rounds, fair, p_lose, p_lose_low, p_lose_high, p_win, ...``;
+        ``fair`` is 1/(players at the table) averaged over the phase's rounds (players who went
+        out no longer play); intervals from blocks of games as clusters (rounds of a game are
+        correlated).
         """
         c = self.counters
         pos = c["position"].reshape(-1, 3)
@@ -395,11 +397,17 @@ class SimulationResult:
         kk = c["blk_pos_kk"].reshape(-1, 2) if B else np.zeros((len(pos), 2))
         kr = c["blk_pos_kr"].reshape(-1, 2) if B else np.zeros((len(pos), 2))
         rr = c["blk_pos_rr"] if B else np.zeros(len(pos))
+        # the fair rate of a phase: 1/m for a round of m players, averaged over its rounds
+        # (rounds with exactly m players = rounds with a place m-1 minus rounds with a place m)
+        present = c["position"][:, :, 0].astype(float)
+        m_rounds = present - np.concatenate([present[:, 1:], np.zeros((2, 1))], axis=1)
+        fair = (m_rounds / np.arange(1, self.players + 1)).sum(axis=1) / np.maximum(present[:, 0], 1)
         rows = []
         for i in range(len(pos)):
             if pos[i, 0] == 0:
                 continue
-            row = dict(phase=PHASES[i // self.players], position=i % self.players, rounds=int(pos[i, 0]))
+            row = dict(phase=PHASES[i // self.players], position=i % self.players, rounds=int(pos[i, 0]),
+                       fair=float(fair[i // self.players]))
             for j, what in enumerate(("lose", "win")):
                 v, lo, hi = ratio_interval(pos[i, 1 + j], pos[i, 0], kk[i, j], kr[i, j], rr[i], B, self.z)
                 row.update({f"p_{what}": v, f"p_{what}_low": lo, f"p_{what}_high": hi})
@@ -411,7 +419,10 @@ class SimulationResult:
         ``{"p_win": (value, low, high), "p_pay": (...)}`` (P(win | lost round 1), P(pay | lost round 1))."""
         e = self.counters["round1_loser"] / np.array([SHARE_UNIT, SHARE_UNIT ** 2] * 2)
         n = self.finished
-        return {"p_win": mean_interval(e[0], e[1], n, self.z), "p_pay": mean_interval(e[2], e[3], n, self.z)}
+        def clip(v, lo, hi):  # shares lie in [0, 1]: so do their intervals
+            return v, max(lo, 0.0), min(hi, 1.0)
+        return {"p_win": clip(*mean_interval(e[0], e[1], n, self.z)),
+                "p_pay": clip(*mean_interval(e[2], e[3], n, self.z))}
 
     def distribution(self, which: str) -> pd.DataFrame:
         """A histogram as a tidy frame: ``which`` in DISTRIBUTIONS (rounds, rounds_charge,

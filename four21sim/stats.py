@@ -48,7 +48,8 @@ def ratio_interval(k, r, kk, kr, rr, blocks: int, z: float = Z95):
     Rounds of one game are not independent, so blocks of games are the independent
     clusters: ``var(R) = B / (B - 1) * sum_b (k_b - R r_b)**2 / (sum_b r_b)**2``, from
     ``kk = sum k_b**2``, ``kr = sum k_b r_b``, ``rr = sum r_b**2``. With fewer than 2
-    blocks it falls back to a Wilson interval. Returns ``(rate, low, high)``; NaN when ``r == 0``.
+    blocks it falls back to a Wilson interval. The interval is clipped to [0, 1] (``k`` counts
+    some of the rounds ``r``). Returns ``(rate, low, high)``; NaN when ``r == 0``.
     """
     k, r = float(k), float(r)
     if r <= 0:
@@ -57,7 +58,8 @@ def ratio_interval(k, r, kk, kr, rr, blocks: int, z: float = Z95):
     if blocks >= 2:
         ss = float(kk) - 2 * rate * float(kr) + rate * rate * float(rr)
         half = z * math.sqrt(max(ss, 0.0) * blocks / (blocks - 1)) / r
-        return rate, rate - half, rate + half
+        # a rate of events among rounds lies in [0, 1]: so does its interval
+        return rate, max(rate - half, 0.0), min(rate + half, 1.0)
     lo, hi = wilson(k, r, z)
     return rate, float(lo), float(hi)
 

@@ -169,6 +169,8 @@ def _leading(res: SimulationResult) -> dict:
     out = {}
     pr = res.position_rates().set_index(["phase", "position"])
     for phase in PHASES:
+        here = pr.xs(phase, level="phase") if phase in pr.index.get_level_values("phase") else None
+        out[f"round_fair_{phase}"] = float(here["fair"].iloc[0]) if here is not None else math.nan
         for pos, name in ((0, "leader"), (1, "follower1")):
             if (phase, pos) in pr.index:
                 r = pr.loc[(phase, pos)]
@@ -293,10 +295,11 @@ def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame
                    follower1_loses_decharge=r.follower1_loses_decharge,
                    r1_loser_p_pay=r.r1_loser_p_pay, r1_loser_p_pay_low=r.r1_loser_p_pay_low,
                    r1_loser_p_pay_high=r.r1_loser_p_pay_high)
-        sk = skill[(skill["variant"] == r.variant) & (skill["players"] == r.players)] if not skill.empty else skill
-        row["skill_lineup"] = sk.iloc[0]["lineup"] if len(sk) else ""
-        for key in ("edge", "ci_low", "ci_high"):
-            row[f"skill_{key}"] = float(sk.iloc[0][key]) if len(sk) else math.nan
+        # one column group per skill line-up of the study (one skilled player among habit players)
+        for lu in (dict.fromkeys(skill["lineup"]) if not skill.empty else ()):
+            sk = skill[(skill["variant"] == r.variant) & (skill["players"] == r.players) & (skill["lineup"] == lu)]
+            for key in ("edge", "ci_low", "ci_high", "fair"):
+                row[f"skill_{key}[{lu}]"] = float(sk.iloc[0][key]) if len(sk) else math.nan
         has = r.players == 2 and r.variant in lead.index
         row["lead_value_decharge_exact"] = float(lead.loc[r.variant, "decharge_mean"]) if has else math.nan
         row["r1_loser_wins_exact"] = float(lead.loc[r.variant, "round1_loser_wins"]) if has else math.nan

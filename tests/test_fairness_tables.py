@@ -66,6 +66,11 @@ def test_every_round_has_one_leader_one_loser_one_winner(preset):
         assert pos[phase, :, 1].sum() == rounds and pos[phase, :, 2].sum() == rounds
         assert (pos[phase, :, 0] <= rounds).all()
     assert pos[:, 0, 0].sum() == res.counters["rounds_played"]
+    fair = res.position_rates().groupby("phase")["fair"].first()
+    if preset == "super421":  # first_out: everyone plays every round
+        assert np.allclose(fair, 1 / 3)
+    else:  # last_holder: three at the table in the charge, two or three in the décharge
+        assert fair["charge"] == pytest.approx(1 / 3) and 1 / 3 < fair["decharge"] < 1 / 2
 
 
 def test_identical_games_share_a_fingerprint():
