@@ -40,10 +40,6 @@ def _ci(v, lo, hi, fmt=_pct) -> str:
     return f"{fmt(v)} (95% CI {fmt(lo)} to {fmt(hi)})"
 
 
-def _pp_abs(x: float, digits: int = 2) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f} pp"
-
-
 def _groups_text(scores: pd.DataFrame) -> str:
     parts = []
     for g, d in scores.groupby("group", sort=True):
