@@ -84,6 +84,18 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                    + (f" ({dup} configurations play the very same games as another one and are counted once)"
                       if dup else "") + ": " + (", ".join(f"{r.variant} {r.players}p {r.lineup}" for r in
                                                         sig.itertuples()) or "none") + ".")
+        # a 'sec' line-up is fair by construction: when it deviates too (raw p < 0.05) and the
+        # flagged configuration mostly plays the same games (nobody decides in most of them),
+        # the flag is likely that shared chance deviation
+        sec = fair[fair["lineup"] == "sec"].set_index(["variant", "players"])["pay_test_p"]
+        shared = [r for r in sig.itertuples() if r.lineup != "sec" and r.p_no_decision >= 0.5
+                  and (r.variant, r.players) in sec.index and sec[(r.variant, r.players)] < 0.05]
+        if shared:
+            out.append("**Caution:** " + "; ".join(
+                f"{r.variant} {r.players}p {r.lineup} plays the same games as its 'sec' line-up in "
+                f"{_pct(r.p_no_decision)} of cases (no decision), and that 'sec' line-up, fair by construction, "
+                f"deviates too (raw p = {sec[(r.variant, r.players)]:.2g})" for r in shared)
+                + ": the flag is likely a chance deviation the two share, not a property of the rules.")
         lot = fair[(fair["lineup"] == ref) & (fair["p_no_decision"] >= 0.5)]
         if not lot.empty:
             out.append("**Fair because nothing is decided:** " + ", ".join(
