@@ -43,8 +43,8 @@ FOLL_PAIRS = ((2, 1), (3, 1), (3, 2))
 FOLL_SLOTS = len(FOLL_PAIRS)
 
 # Rows of a block's scratch array: per-seat state of a game, per-player state of a round.
-W_TOK, W_OUT, W_PLACE, W_TOKC, W_ORDER, W_HAND, W_THROWS, W_KEY, W_ROLL, W_TIED = range(10)
-N_W = 10
+W_TOK, W_OUT, W_PLACE, W_TOKC, W_ORDER, W_HAND, W_THROWS, W_KEY, W_ROLL, W_TIED, W_TAKEN = range(11)
+N_W = 11
 
 
 @njit(**JIT)
@@ -169,6 +169,42 @@ def tally_round(c, off, hands, jw, jl, count, swing, rescue):
 
 
 @njit(inline="always", **JIT)
+def tally_position(c, off, n, phase, m, jl, jw):
+    """Who lost and who won the round, by place after the leader (0 = the leader)."""
+    base = off[Y.S_POSITION] + phase * n * 3
+    for j in range(m):
+        c[base + j * 3] += 1
+    c[base + jl * 3 + 1] += 1
+    c[base + jw * 3 + 2] += 1
+
+
+@njit(inline="always", **JIT)
+def tally_fairness(c, off, n, win_mask, lose_mask, r1_loser, taken):
+    """Counters of one finished game for the paying seat: per-game products of shares,
+    the round-1 loser's outcome, the tokens each player took."""
+    nwin = 0
+    nlose = 0
+    for s in range(n):
+        nwin += (win_mask >> s) & 1
+        nlose += (lose_mask >> s) & 1
+    uw = Y.SHARE_UNIT // max(nwin, 1)
+    ul = Y.SHARE_UNIT // max(nlose, 1)
+    for s in range(n):
+        c[off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS)] += 1
+        for t in range(n):
+            if (win_mask >> s) & 1 and (win_mask >> t) & 1:
+                c[off[Y.S_WIN_PAIRS] + s * n + t] += uw * uw
+            if (lose_mask >> s) & 1 and (lose_mask >> t) & 1:
+                c[off[Y.S_LOSE_PAIRS] + s * n + t] += ul * ul
+    u = uw if (win_mask >> r1_loser) & 1 else 0
+    c[off[Y.S_ROUND1_LOSER]] += u
+    c[off[Y.S_ROUND1_LOSER] + 1] += u * u
+    u = ul if (lose_mask >> r1_loser) & 1 else 0
+    c[off[Y.S_ROUND1_LOSER] + 2] += u
+    c[off[Y.S_ROUND1_LOSER] + 3] += u * u
+
+
+@njit(inline="always", **JIT)
 def _bin(x, nbins):
     return x if x < nbins else nbins - 1
 
@@ -219,6 +255,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
     """
     tok, out, place, tokc = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC]
     order, hands, throws, keys, roll, tied = ws[W_ORDER], ws[W_HAND], ws[W_THROWS], ws[W_KEY], ws[W_ROLL], ws[W_TIED]
+    taken = ws[W_TAKEN]
     T = prm[R.P_TOKENS]
     may_stop_follower = prm[R.P_EXACT] == 0
     max_rounds = prm[R.P_MAX_ROUNDS]
@@ -229,6 +266,8 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             out[s] = 0
             place[s] = -1
             tokc[s] = 0
+            taken[s] = 0
+        r1_loser = -1
         pot = T
         leader = 0
         nout = 0
@@ -269,6 +308,10 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             swing, pot = R.settle(phase, pot, tok, winner, loser, pay)
             gswing += swing
             tally_round(c, off, hands, jw, jl, count, swing, rescue)
+            tally_position(c, off, n, phase, m, jl, jw)
+            taken[loser] += swing
+            if r1_loser < 0:
+                r1_loser = loser
             if record:
                 hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
             # steps 9-11: going out, the end, the next leader
@@ -293,6 +336,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                     place[s] = nout  # those still in come after all who went out
             win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
             tally_game(c, off, n, T, win_mask, lose_mask, place, tokc, rounds_c, rounds_d, gswing)
+            tally_fairness(c, off, n, win_mask, lose_mask, r1_loser, taken)
             if record:
                 rec[i, Y.R_WIN_MASK] = win_mask
                 rec[i, Y.R_LOSE_MASK] = lose_mask

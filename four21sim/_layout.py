@@ -25,6 +25,9 @@ ROUND_BINS = 256  # histograms of rounds per game; the last bin collects longer 
 SWING_BINS = 64  # swing per round
 GAME_SWING_BINS = 1024  # swing over a game
 MAX_COUNT = 3  # a leader throws at most three times
+TAKEN_BINS = 128  # tokens a player takes in a game; the last bin collects more
+SHARE_UNIT = 840  # lcm(1..8): a win or loss shared by k players is worth SHARE_UNIT // k, exactly
+PHASES = 2  # charge, décharge
 
 # symbolic dimensions, resolved per simulation
 PLAYERS = "players"
@@ -69,6 +72,15 @@ COUNTERS: tuple[Counter, ...] = (
     Counter("cat_winner", (len(dice.CATEGORY_NAMES),), "rounds won by each category of hand"),
     Counter("cat_loser", (len(dice.CATEGORY_NAMES),), "rounds lost by each category of hand"),
     Counter("count", (MAX_COUNT,), "count[c-1]: rounds whose leader threw c times"),
+    Counter("position", (PHASES, PLAYERS, 3), "position[phase, j]: rounds with a player j places after the "
+            "leader (0 = the leader), rounds that position lost, rounds it won"),
+    Counter("round1_loser", (4,), "over finished games, the round-1 loser's win share and pay share (units of "
+            "1/SHARE_UNIT) and their squares"),
+    Counter("taken", (TAKEN_BINS,), "histogram of the tokens a player takes in a game as a round's loser, one "
+            "entry per player and finished game (last bin: more)"),
+    Counter("win_pairs", (PLAYERS, PLAYERS), "sums over finished games of u_s u_t, u = a seat's win share in "
+            "units of 1/SHARE_UNIT: the per-game covariance of win shares"),
+    Counter("lose_pairs", (PLAYERS, PLAYERS), "the same for pay (loss) shares"),
 )
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 
@@ -103,6 +115,11 @@ S_TOKENS_END_CHARGE = slot("tokens_end_charge")
 S_CAT_WINNER = slot("cat_winner")
 S_CAT_LOSER = slot("cat_loser")
 S_COUNT = slot("count")
+S_POSITION = slot("position")
+S_ROUND1_LOSER = slot("round1_loser")
+S_TAKEN = slot("taken")
+S_WIN_PAIRS = slot("win_pairs")
+S_LOSE_PAIRS = slot("lose_pairs")
 
 
 def offsets(players: int, tokens: int) -> np.ndarray:

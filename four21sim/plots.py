@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure",
-           "score_figure", "tournament_heatmap", "policy_heatmap", "save"]
+           "score_figure", "felt_figure", "study_figures", "tournament_heatmap", "policy_heatmap", "save"]
 
 _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
@@ -50,9 +50,11 @@ def fpa_figure(fair: pd.DataFrame, lineup: str) -> plt.Figure:
     return fig
 
 
-def seat_share_figure(measures: pd.DataFrame, lineup: str) -> plt.Figure:
-    """Win share of each seat, one panel per player count, one line per variant."""
-    sub = measures[(measures["lineup"] == lineup) & (measures["measure"] == "win_share")]
+def seat_share_figure(measures: pd.DataFrame, lineup: str, measure: str = "win_share") -> plt.Figure:
+    """Win share (or ``measure="lose_share"``: P(pay)) of each seat, one panel per player count,
+    one line per variant."""
+    what = {"win_share": "win share", "lose_share": "P(pays)"}[measure]
+    sub = measures[(measures["lineup"] == lineup) & (measures["measure"] == measure)]
     players = sorted(sub["players"].unique())
     fig, axes = plt.subplots(1, len(players), figsize=(3.2 * len(players), 3.4), squeeze=False,
                              layout="constrained")
@@ -66,10 +68,10 @@ def seat_share_figure(measures: pd.DataFrame, lineup: str) -> plt.Figure:
         ax.set_title(f"{n} players")
         ax.set_xlabel("seat (0 leads first)")
         ax.set_xticks(range(n))
-    axes[0][0].set_ylabel("win share (%)")
+    axes[0][0].set_ylabel(f"{what} (%)")
     if sub["variant"].nunique() <= 12:
         axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
-    fig.suptitle(f"Win share by seat, everyone playing '{lineup}' (dashed: fair share)")
+    fig.suptitle(f"{what[0].upper() + what[1:]} by seat, everyone playing '{lineup}' (95% intervals; dashed: fair)")
     return fig
 
 
@@ -131,15 +133,57 @@ def skill_figure(skill: pd.DataFrame) -> plt.Figure:
 
 
 def score_figure(scores: pd.DataFrame) -> plt.Figure:
-    """Fairness score by variant, fairest at the top."""
-    fig, ax = plt.subplots(figsize=(6.5, 0.5 + 0.5 * max(len(scores), 1)))
-    d = scores.iloc[::-1]
-    ax.barh(d["variant"], d["fairness_score"], color=_COLORS[0])
-    for y, v in enumerate(d["fairness_score"]):
-        ax.text(v, y, f" {v:.2f}", va="center", fontsize=8)
-    ax.set_xlabel("fairness score: mean largest seat deviation (%) — lower is fairer")
-    ax.set_title("Variants ranked by fairness")
+    """Paying-seat fairness score by variant with 95% intervals, coloured by tied group."""
+    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.45 * max(len(scores), 1)))
+    d = scores.iloc[::-1].reset_index(drop=True)
+    for y, r in d.iterrows():
+        col = _COLORS[(int(r.group) - 1) % len(_COLORS)]
+        ax.errorbar(r.fairness_score, y, xerr=[[r.fairness_score - r.score_low], [r.score_high - r.fairness_score]],
+                    fmt="o", color=col, capsize=3, label=f"group {int(r.group)}")
+    ax.set_yticks(range(len(d)), d["variant"])
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=8, title="tied groups", loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_xlabel("fairness score: mean largest gap of a seat's P(pay) from 1/players (pp), 95% CI")
+    ax.set_title("Who pays: variants in tied groups (overlapping intervals are not ranked)")
     return fig
+
+
+def felt_figure(dists: pd.DataFrame, lineup: str, which: str = "rounds") -> plt.Figure:
+    """Survival curves P(X >= x) of game length (``which="rounds"``) or of the tokens one player
+    takes in a game (``"taken"``), one panel per player count, one line per variant."""
+    sub = dists[(dists["lineup"] == lineup) & (dists["which"] == which)]
+    players = sorted(sub["players"].unique())
+    fig, axes = plt.subplots(1, max(len(players), 1), figsize=(3.3 * max(len(players), 1), 3.4), squeeze=False,
+                             layout="constrained")
+    for ax, n in zip(axes[0], players):
+        d = sub[sub["players"] == n]
+        for i, (v, g) in enumerate(d.groupby("variant", sort=False)):
+            p = g["p"].to_numpy()
+            surv = 1 - np.concatenate([[0.0], np.cumsum(p)[:-1]])
+            ax.step(g["value"], 100 * surv, where="post", label=v, color=_COLORS[i % len(_COLORS)])
+        ax.set_yscale("log")
+        ax.set_ylim(0.05, 110)
+        ax.set_title(f"{n} players")
+        ax.set_xlabel("rounds in the game" if which == "rounds" else "tokens taken in a game")
+    axes[0][0].set_ylabel("% of games at least this" if which == "rounds" else "% of players taking at least this")
+    if sub["variant"].nunique() <= 12:
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    fig.suptitle(("Game length" if which == "rounds" else "Tokens one player takes in a game")
+                 + f", everyone playing '{lineup}'")
+    return fig
+
+
+def study_figures(tables: dict, lineup: str) -> dict:
+    """The fairness and felt-distribution figures of a study (title -> Figure)."""
+    figs = {}
+    if not tables["scores"].empty and "group" in tables["scores"]:
+        figs["Who pays: fairness score in tied groups"] = score_figure(tables["scores"])
+    figs[f"P(pay) by seat ({lineup})"] = seat_share_figure(tables["measures"], lineup, "lose_share")
+    figs[f"Game length, survival ({lineup})"] = felt_figure(tables["distributions"], lineup, "rounds")
+    figs[f"Tokens taken per player per game ({lineup})"] = felt_figure(tables["distributions"], lineup, "taken")
+    return figs
 
 
 def _annotate(ax, im, values, text, fontsize):

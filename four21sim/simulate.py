@@ -28,7 +28,8 @@ from . import _rules as R
 from . import dice
 from . import _display
 from .policies import Policy, resolve_policies
-from .stats import Z95, Estimate, mean_interval, wilson
+from .stats import Z95, Estimate, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval, \
+    wilson
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant, get_preset
 
 __all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS"]
@@ -40,12 +41,16 @@ RECORD_COLUMNS = list(Y.RECORD_COLUMNS)
 ROUND_RATES = ([f"p_round_won_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_round_lost_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_leader_count_{i}" for i in (1, 2, 3)] + ["p_round_nenette_rescue"])
-BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr")
+BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr",
+               # per-block sums for the per-position round rates
+               "blk_pos_kk", "blk_pos_kr", "blk_pos_rr")
 _COUNTERS = Y.COUNTER_NAMES
+PHASES = ("charge", "decharge")
+DISTRIBUTIONS = ("rounds", "rounds_charge", "rounds_decharge", "swing_round", "swing_game", "taken")
 variant_params = R.params
 
 
-SHARE_UNIT = 840  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
+SHARE_UNIT = Y.SHARE_UNIT  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
 
 
 def win_units(win_mask: np.ndarray, seat: int) -> np.ndarray:
@@ -67,8 +72,14 @@ def _block_stats(view: dict) -> dict:
     ratio-estimator intervals that respect the correlation of rounds within a game."""
     k = _round_numerators(view)
     r = view["rounds_played"]
-    return {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
-            "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
+    out = {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
+           "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
+    pos = view["position"].reshape(len(r), -1, 3)  # (phase, place after the leader) flattened
+    kk, rr = pos[:, :, 1:], pos[:, :, :1]
+    out["blk_pos_kk"] = (kk * kk).sum(axis=0).ravel()
+    out["blk_pos_kr"] = (kk * rr).sum(axis=0).ravel()
+    out["blk_pos_rr"] = (rr * rr).sum(axis=0).ravel()
+    return out
 
 
 def pack_policies(policies: Sequence[Policy]):
@@ -330,6 +341,17 @@ class SimulationResult:
         add("p_decided_in_charge", k / n, *wilson(k, n, self.z))
         for name, (value, lo, hi) in zip(ROUND_RATES, self.round_rates()):
             add(name, value, lo, hi)
+        for r in self.position_rates().itertuples():
+            add(f"p_round_lost_{r.phase}_pos{r.position}", r.p_lose, r.p_lose_low, r.p_lose_high)
+            add(f"p_round_won_{r.phase}_pos{r.position}", r.p_win, r.p_win_low, r.p_win_high)
+        r1 = self.round1_loser()
+        add("p_win_after_losing_round1", *r1["p_win"])
+        add("p_pay_after_losing_round1", *r1["p_pay"])
+        add("pay_unfairness", *self.pay_unfairness())
+        for kind in ("lose", "win"):
+            t = self.seat_test(kind)
+            add(f"seat_test_{kind}_p", t["p"])
+            add(f"seat_test_{kind}_f", t["f"])
         add("runaway_games", self.runaways)
         df = pd.DataFrame(rows)
         df["games"] = self.finished
@@ -347,24 +369,83 @@ class SimulationResult:
         k = _round_numerators({key: c[key][None] for key in ("cat_winner", "cat_loser", "count", "rescues")})[0]
         r = int(c["rounds_played"])
         B = int(c["blk_n"][0]) if "blk_n" in c else 0
-        out = []
-        for i, ki in enumerate(k):
-            rate = ki / r if r else math.nan
-            if B >= 2 and r:
-                ss = float(c["blk_kk"][i]) - 2 * rate * float(c["blk_kr"][i]) + rate * rate * float(c["blk_rr"][0])
-                half = self.z * math.sqrt(max(ss, 0.0) * B / (B - 1)) / r
-                out.append((rate, rate - half, rate + half))
-            else:
-                lo, hi = wilson(ki, r, self.z)
-                out.append((rate, float(lo), float(hi)))
-        return out
+        if B < 2:
+            return [ratio_interval(ki, r, 0, 0, 0, 0, self.z) for ki in k]
+        return [ratio_interval(ki, r, c["blk_kk"][i], c["blk_kr"][i], c["blk_rr"][0], B, self.z)
+                for i, ki in enumerate(k)]
+
+    # ------------------------------------------------------- fairness (issue 10)
+    def share_mean_cov(self, kind: str = "lose"):
+        """Mean per-game share vector of every seat (``kind``: ``lose`` = who pays, ``win``)
+        and the covariance of that mean, from the per-game sums of products of shares
+        (games are independent)."""
+        if kind not in ("win", "lose"):
+            raise ValueError(f"kind: {kind!r} is not allowed; allowed: win, lose")
+        c = self.counters
+        N = self.finished
+        unit = SHARE_UNIT // np.maximum(np.arange(c[kind].shape[1]), 1)
+        mean = (c[kind] * unit).sum(axis=1) / (SHARE_UNIT * N)
+        second = c[f"{kind}_pairs"] / (SHARE_UNIT ** 2 * N)
+        return mean, (second - np.outer(mean, mean)) / N
+
+    def seat_test(self, kind: str = "lose") -> dict:
+        """Joint test that every seat has the same share (``stats.equal_shares_test``)."""
+        mean, cov = self.share_mean_cov(kind)
+        return equal_shares_test(mean, cov, self.finished)
+
+    def pay_unfairness(self) -> tuple[float, float, float]:
+        """``max_s |P(seat s pays) - 1/players|`` (loss shares) with its simultaneous 95%
+        interval (``stats.max_deviation_interval``)."""
+        mean, cov = self.share_mean_cov("lose")
+        return max_deviation_interval(mean, cov)
+
+    def position_rates(self) -> pd.DataFrame:
+        """Per-round P(lose) and P(win) by place after the leader (0 = the leader), by phase.
+
+        Columns: ``phase, position, rounds, fair, p_lose, p_lose_low, p_lose_high, p_win, ...``;
+        ``fair`` is 1/(players at the table) averaged over the phase's rounds (players who went
+        out no longer play); intervals from blocks of games as clusters (rounds of a game are
+        correlated).
+        """
+        c = self.counters
+        pos = c["position"].reshape(-1, 3)
+        B = int(c["blk_n"][0]) if "blk_n" in c else 0
+        kk = c["blk_pos_kk"].reshape(-1, 2) if B else np.zeros((len(pos), 2))
+        kr = c["blk_pos_kr"].reshape(-1, 2) if B else np.zeros((len(pos), 2))
+        rr = c["blk_pos_rr"] if B else np.zeros(len(pos))
+        # the fair rate of a phase: 1/m for a round of m players, averaged over its rounds
+        # (rounds with exactly m players = rounds with a place m-1 minus rounds with a place m)
+        present = c["position"][:, :, 0].astype(float)
+        m_rounds = present - np.concatenate([present[:, 1:], np.zeros((2, 1))], axis=1)
+        fair = (m_rounds / np.arange(1, self.players + 1)).sum(axis=1) / np.maximum(present[:, 0], 1)
+        rows = []
+        for i in range(len(pos)):
+            if pos[i, 0] == 0:
+                continue
+            row = dict(phase=PHASES[i // self.players], position=i % self.players, rounds=int(pos[i, 0]),
+                       fair=float(fair[i // self.players]))
+            for j, what in enumerate(("lose", "win")):
+                v, lo, hi = ratio_interval(pos[i, 1 + j], pos[i, 0], kk[i, j], kr[i, j], rr[i], B, self.z)
+                row.update({f"p_{what}": v, f"p_{what}_low": lo, f"p_{what}_high": hi})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def round1_loser(self) -> dict:
+        """The round-1 loser's win share and pay share of the game, with 95% intervals:
+        ``{"p_win": (value, low, high), "p_pay": (...)}`` (P(win | lost round 1), P(pay | lost round 1))."""
+        e = self.counters["round1_loser"] / np.array([SHARE_UNIT, SHARE_UNIT ** 2] * 2)
+        n = self.finished
+        def clip(v, lo, hi):  # shares lie in [0, 1]: so do their intervals
+            return v, max(lo, 0.0), min(hi, 1.0)
+        return {"p_win": clip(*mean_interval(e[0], e[1], n, self.z)),
+                "p_pay": clip(*mean_interval(e[2], e[3], n, self.z))}
 
     def distribution(self, which: str) -> pd.DataFrame:
-        """A histogram as a tidy frame: ``which`` in rounds, rounds_charge,
-        rounds_decharge, swing_round, swing_game (the last bin collects the tail)."""
-        if which not in ("rounds", "rounds_charge", "rounds_decharge", "swing_round", "swing_game"):
-            raise ValueError(f"which: {which!r} is not allowed; allowed: rounds, rounds_charge, "
-                             "rounds_decharge, swing_round, swing_game")
+        """A histogram as a tidy frame: ``which`` in DISTRIBUTIONS (rounds, rounds_charge,
+        rounds_decharge, swing_round, swing_game, and ``taken``: tokens a player takes in a
+        game, one count per player and game); the last bin collects the tail."""
+        if which not in DISTRIBUTIONS:
+            raise ValueError(f"which: {which!r} is not allowed; allowed: {', '.join(DISTRIBUTIONS)}")
         h = self.counters[which]
         nz = np.flatnonzero(h)
         upto = nz[-1] + 1 if nz.size else 1

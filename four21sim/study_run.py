@@ -368,7 +368,7 @@ def _render(study: Study, configs: list[Config], out: Path, stage: Path, manifes
     if ref is not None:
         players = sorted(fair["players"].unique())
         small = 2 if 2 in players else players[0]
-        figs["Fairness score by variant"] = plots.score_figure(tables["scores"])
+        figs.update(plots.study_figures(tables, ref))
         figs[f"First-player advantage ({ref})"] = plots.fpa_figure(fair, ref)
         if "optimal" in set(fair["lineup"]):
             figs["First-player advantage (optimal, 2 players)"] = plots.fpa_figure(fair, "optimal")

@@ -90,7 +90,10 @@ def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", 
     DataFrame
         One row per ordered pair: ``policy_a, policy_b, players, games, score``
         (A's mean win share), ``ci_low, ci_high`` (95%), ``fair`` (1/players),
-        ``edge`` (score - fair) and ``score_seat0`` (A's share when leading first).
+        ``edge`` (score - fair), ``score_seat0`` (A's share when leading first) and
+        ``mirror``: with 2 players, (B, A) plays exactly the games of (A, B) with the
+        roles swapped (its score is one minus A's), so the second of each such pair is
+        marked and must not be counted again in any test or tally.
     """
     if isinstance(variant, str):
         variant = get_preset(variant)
@@ -105,14 +108,15 @@ def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", 
                              "meets itself in a tournament)")
     pols = {n: resolve_policies(variant, players, [p] * players)[0] for n, p in zip(names, policies)}
     rows = []
-    for na in names:
-        for nb in names:
+    for ia, na in enumerate(names):
+        for ib, nb in enumerate(names):
             if na == nb:
                 continue
             r = head_to_head(variant, pols[na], pols[nb], players, games, seed)
             rows.append(dict(policy_a=na, policy_b=nb, players=players, games=games, score=r["score"],
                              ci_low=r["ci_low"], ci_high=r["ci_high"], fair=r["fair"],
-                             edge=r["score"] - r["fair"], score_seat0=r["by_seat"][0]))
+                             edge=r["score"] - r["fair"], score_seat0=r["by_seat"][0],
+                             mirror=players == 2 and ib < ia))
     return pd.DataFrame(rows)
 
 

@@ -240,10 +240,13 @@ def _mix(dist, table):
     return (v, r0, r1)
 
 
-def solve_round(v: Variant, state, V, R):
+def solve_round(v: Variant, state, V, R, q_of=None):
     """One round from ``state``, both sides playing optimally for the game.
 
     V[s] = P(leader of s wins the game); R[s] = (min, max) expected rounds from s.
+    With ``q_of(loser_is_leader, w)`` (w: the leader's game-win probability after the
+    round), the second and third results are instead ``1 +`` the min and max over the
+    optimal policies of the expectation of ``q_of`` over the round's outcome.
     Returns (value, rounds_min, rounds_max, lead_values, foll_values) with
     lead_values[(made, h)] the leader's win probability holding h after ``made``
     throws and foll_values[(hl, c)] the follower's before its first throw.
@@ -271,6 +274,9 @@ def solve_round(v: Variant, state, V, R):
                     w = V[s2] if same else 1.0 - V[s2]
                     outcome_cache[key] = (w, R[s2][0], R[s2][1])
             o = outcome_cache[key]
+            if q_of is not None:
+                q = q_of(loser_is_leader, o[0])
+                o = (o[0], q, q)
             total[0] += p * o[0]
             total[1] += p * o[1]
             total[2] += p * o[2]

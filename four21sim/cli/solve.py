@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import dice
+from ..leading import lead_summary
 from ..solver import MAX_SOLVER_TOKENS, check_state, solve
 from ._common import add_variant_options, add_version, run, variant_from_args
 
@@ -88,7 +89,8 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
            "state": {"pot": pot, "tokens_seat0": t0, "tokens_seat1": t1, "leader": leader,
                      "phase": "charge" if pot else "decharge", "throws": L},
            "p_seat0_wins_from_state": p0, "p_leader_wins_from_state": float(detail["value"]),
-           "expected_rounds_from_state": float(sol.rounds[pot, a, b])}
+           "expected_rounds_from_state": float(sol.rounds[pot, a, b]),
+           "lead_value": lead_summary(sol)}
     if follower:
         hl, c = follower
         rows = []

@@ -1,0 +1,181 @@
+"""The value of leading a round, exactly, in the 2-player game under optimal play.
+
+The leader of a round chooses how many throws the round has; the follower must
+answer with as many (``exact``) or at most as many (``at_most``). What is that
+worth? From the solver's value function ``V[pot, a, b]`` (P(the round's leader
+wins the game) with ``a`` tokens against ``b``):
+
+- ``lead value`` of a state: P(win | I lead this round) - P(win | I follow), with
+  the same tokens: ``V[pot, a, b] - (1 - V[pot, b, a])``;
+- the round-1 loser's probability of winning the game (and of paying, its
+  complement with 2 players);
+- the per-round loss rate of the leader and of the follower, by phase, over a
+  whole game: expected rounds lost in the phase over expected rounds of the phase,
+  from the Markov chain of optimal play (what a long simulation's per-round rate
+  converges to).
+
+    >>> from four21sim import Variant
+    >>> from four21sim.leading import lead_summary
+    >>> lead_summary(Variant.from_preset("montreal"))   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import _rules as R
+from .solver import Solution, _outcome_dist, _round_table_cached, _transitions, solve
+from .variants import Variant
+
+__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary"]
+
+
+def _solution(variant: Variant | Solution) -> Solution:
+    if isinstance(variant, Solution):
+        return variant
+    if not isinstance(variant, Variant):
+        raise ValueError(f"variant: {variant!r} is not a Variant or Solution")
+    return solve(variant)
+
+
+def lead_values(variant: Variant | Solution) -> pd.DataFrame:
+    """Every live state's value of leading, under optimal play.
+
+    Returns a frame: ``pot, tokens_me, tokens_other, phase, p_win_leading,
+    p_win_following, lead_value`` (the difference), one row per state where both
+    leading and following are possible with those tokens.
+    """
+    sol = _solution(variant)
+    V = sol.value
+    rows = []
+    for r in sol.states().itertuples():
+        a, b = r.leader_tokens, r.follower_tokens
+        lead = float(V[r.pot, a, b])
+        follow = 1.0 - float(V[r.pot, b, a])
+        rows.append(dict(pot=r.pot, tokens_me=a, tokens_other=b, phase=r.phase, p_win_leading=lead,
+                         p_win_following=follow, lead_value=lead - follow))
+    return pd.DataFrame(rows)
+
+
+def _chain(sol: Solution):
+    """Per live state (leader's view): the round's outcome distribution under optimal play."""
+    v = sol.variant
+    T = v.tokens
+    tables = [_round_table_cached(v, "charge"), _round_table_cached(v, "decharge")]
+    max_pay = int(max(t[1].max() for t in tables))
+    dists = {}
+    for r in sol.states().itertuples():
+        s = (r.pot, r.leader_tokens, r.follower_tokens)
+        ld = sol.lead[r.pot * (T + 1) + s[1]].astype(np.int64)
+        fd = sol.foll[r.pot * (T + 1) + s[2]].astype(np.int64)
+        dists[s] = _outcome_dist(v, r.pot, ld, fd, tables, max_pay)
+    return dists
+
+
+def _visits(sol: Solution, dists: dict) -> dict:
+    """Expected number of rounds played in each state from the start (Markov chain)."""
+    T = sol.tokens
+    prm = R.params(sol.variant)
+    states = list(dists)
+    idx = {s: i for i, s in enumerate(states)}
+    P = np.zeros((len(states), len(states)))
+    for s, d in dists.items():
+        for pr, nxt, _same in _transitions(*s, d, prm):
+            if nxt is not None:
+                P[idx[s], idx[nxt]] += pr
+    e = np.zeros(len(states))
+    e[idx[(T, 0, 0)]] = 1.0
+    x = np.linalg.solve(np.eye(len(states)) - P.T, e)
+    return {s: float(x[i]) for s, i in idx.items()}
+
+
+def _leader_loses(dist: np.ndarray) -> float:
+    # ties go to a fair roll-off: the leader loses half of them
+    return float(dist[0].sum() + dist[2].sum() / 2)
+
+
+def _side(dist: np.ndarray, leader_loses: bool) -> np.ndarray:
+    """The part of ``dist`` where the leader (or the follower) loses the round, ties halved."""
+    d = np.zeros_like(dist)
+    d[0 if leader_loses else 1] = dist[0 if leader_loses else 1] + dist[2] / 2
+    return d
+
+
+def _p_leader_wins_after(sol: Solution, state, part: np.ndarray) -> float:
+    """P(this round's leader wins the game, and the round ends as in ``part``)."""
+    V = sol.value
+    total = 0.0
+    for pr, nxt, same in _transitions(*state, part, R.params(sol.variant)):
+        if nxt is None:
+            total += pr * (1.0 if same else 0.0)
+        else:
+            total += pr * (float(V[nxt]) if same else 1.0 - float(V[nxt]))
+    return total
+
+
+def round1_loser_wins(variant: Variant | Solution) -> float:
+    """P(the loser of the first round wins the game), 2 players, both optimal (exact).
+
+    With 2 players the loser of the game pays, so P(pays | lost round 1) is one minus this.
+    """
+    sol = _solution(variant)
+    start = (sol.tokens, 0, 0)
+    dist = _chain(sol)[start]
+    # leader lost: the leader's win; follower lost: the follower's win
+    lead_lost = _p_leader_wins_after(sol, start, _side(dist, True))
+    foll_lost_part = _side(dist, False)
+    foll_lost = float(foll_lost_part.sum()) - _p_leader_wins_after(sol, start, foll_lost_part)
+    return lead_lost + foll_lost
+
+
+def round_rates_exact(variant: Variant | Solution) -> pd.DataFrame:
+    """Per-round P(the leader loses) and P(the follower loses), by phase, over whole games.
+
+    ``rate = E[rounds of the phase the position lost] / E[rounds of the phase]``, from
+    the expected visits of every state (Markov chain of optimal play from the start).
+    With 2 players the follower loses when the leader wins, so the win rates are the
+    other position's loss rates. Returns ``phase, position, expected_rounds, p_lose, p_win``.
+    """
+    sol = _solution(variant)
+    dists = _chain(sol)
+    vis = _visits(sol, dists)
+    states = list(dists)
+    visits = np.array([vis[s] for s in states])
+    lose = np.array([_leader_loses(dists[s]) for s in states])
+    rows = []
+    for phase, mask in (("charge", [s[0] > 0 for s in states]), ("decharge", [s[0] == 0 for s in states])):
+        m = np.asarray(mask)
+        rounds = float(visits[m].sum())
+        if rounds <= 0:
+            continue
+        lead_lose = float((visits[m] * lose[m]).sum()) / rounds
+        rows.append(dict(phase=phase, position=0, expected_rounds=rounds, p_lose=lead_lose, p_win=1 - lead_lose))
+        rows.append(dict(phase=phase, position=1, expected_rounds=rounds, p_lose=1 - lead_lose, p_win=lead_lose))
+    return pd.DataFrame(rows)
+
+
+def lead_summary(variant: Variant | Solution) -> dict:
+    """What leading is worth, exactly (2 players, optimal play), as plain numbers.
+
+    Returns a dict: ``by_phase`` (per phase: the smallest, largest and visit-weighted
+    mean lead value over the live states, and the state where it is largest),
+    ``first_round`` (the lead value of the very first round: P(seat 0 wins) minus
+    P(seat 1 wins)), ``round1_loser_wins`` and ``round_rates`` (per-round loss rates
+    of leader and follower by phase).
+    """
+    sol = _solution(variant)
+    lv = lead_values(sol)
+    rates = round_rates_exact(sol)
+    vis = _visits(sol, _chain(sol))
+    lv["visits"] = [vis[(p, a, b)] for p, a, b in zip(lv["pot"], lv["tokens_me"], lv["tokens_other"])]
+    by_phase = {}
+    for phase, g in lv.groupby("phase", sort=False):
+        w = g["visits"].to_numpy()
+        top = g.loc[g["lead_value"].abs().idxmax()]
+        by_phase[phase] = dict(min=float(g["lead_value"].min()), max=float(g["lead_value"].max()),
+                               weighted_mean=float((w * g["lead_value"]).sum() / w.sum()) if w.sum() > 0 else None,
+                               largest_at=dict(pot=int(top.pot), tokens_me=int(top.tokens_me),
+                                               tokens_other=int(top.tokens_other), lead_value=float(top.lead_value)))
+    return {"by_phase": by_phase, "first_round": 2 * sol.p_seat0 - 1, "round1_loser_wins": round1_loser_wins(sol),
+            "round_rates": rates.to_dict(orient="records")}
