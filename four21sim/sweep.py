@@ -14,7 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._cli import run
+from ._cli import add_version, run
+from .policies import POLICY_NAMES
 from .study import DEFAULT_STUDY, MAX_CONFIGURATIONS, MAX_GAMES, MAX_ROUNDS, MAX_TASKS, Study, load_study, \
     parse_lineup
 from .study_run import run_sweep
