@@ -384,6 +384,9 @@ class SimulationResult:
         c = self.counters
         N = self.finished
         unit = SHARE_UNIT // np.maximum(np.arange(c[kind].shape[1]), 1)
+        if N == 0:  # every game a runaway: no estimate
+            nan = np.full(self.players, np.nan)
+            return nan, np.full((self.players, self.players), np.nan)
         mean = (c[kind] * unit).sum(axis=1) / (SHARE_UNIT * N)
         second = c[f"{kind}_pairs"] / (SHARE_UNIT ** 2 * N)
         return mean, (second - np.outer(mean, mean)) / N

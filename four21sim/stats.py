@@ -45,6 +45,8 @@ def wilson(k, n, z: float = Z95):
 def mean_interval(total, total_sq, n, z: float = Z95):
     """Mean and normal-approximation interval from a sum and a sum of squares."""
     n = float(n)
+    if n <= 0:  # no observation (e.g. every game a runaway): no estimate, not an error
+        return math.nan, math.nan, math.nan
     mean = float(total) / n
     var = max(float(total_sq) / n - mean * mean, 0.0)
     half = z * math.sqrt(var / n) if n > 1 else math.nan
