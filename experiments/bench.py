@@ -71,7 +71,7 @@ def main(argv=None) -> int:
                 r = simulate(v, n, pol, games=args.games, seed=12345, threads=threads)
                 best = max(best, r.games / r.elapsed)
             rates[(preset, n, threads)] = best
-            rounds = r.counters["misc"][10] / r.games
+            rounds = r.counters["sum_rounds"] / r.games
             print(f"{preset:>9} {n:>7} {pol:<12} {threads:>7} {best / 1e6:>10.2f} {rounds:>11.2f}")
     for preset, n, pol in cases:
         s = rates[(preset, n, ncores)] / rates[(preset, n, 1)]

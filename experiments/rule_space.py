@@ -25,21 +25,11 @@ from four21sim.atomic import atomic_path, write_text_atomic
 from four21sim.solver import solve
 from four21sim.study import study_from_mapping
 from four21sim.sweep import run_sweep
+from four21sim.variants import OPTION_TABLE
 
-CHANGES = {
-    "ranking": ["super421", "montreal", "classic"],
-    "values": ["super421", "classic"],
-    "charge_throws": [1, 2, 3],
-    "decharge_throws": [1, 2, 3],
-    "followers": ["exact", "at_most"],
-    "fewer_throws_wins": [False, True],
-    "cumulative": ["none", "charge", "decharge", "both"],
-    "nenette_min": [0, 2, 4],
-    "nenette_rescue": [False, True],
-    "next_leader": ["loser", "winner", "next_seat"],
-    "end": ["first_out", "last_holder"],
-    "tokens": [5, 7, 11, 15, 21, 31],
-}
+# The values tried for each option come from the option registry, so a new option is explored
+# as soon as it is declared there.
+CHANGES = {o.name: list(o.explore) for o in OPTION_TABLE}
 
 
 def _fmt(v) -> str:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from four21sim import PRESETS, Variant
 from four21sim.atomic import atomic_path, write_text_atomic
-from four21sim.solver import evaluate
+from four21sim.policies import evaluate
 from four21sim.tournament import tournament
 
 POLICIES = ["optimal", "greedy", "table-aware", "chase421", "sec"]

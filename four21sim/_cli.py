@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from .variants import PRESETS, Variant
+from .variants import OPTIONS, PRESETS, Variant
 
 
 class UserError(ValueError):
@@ -18,7 +18,7 @@ def add_variant_options(parser: argparse.ArgumentParser) -> None:
                         help=f"rule preset: {', '.join(PRESETS)} (default: super421)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one rule option, e.g. --set tokens=21 --set followers=at_most "
-                             "(repeatable; see RULES.md for every option)")
+                             f"(repeatable; options: {', '.join(OPTIONS)}; see docs/rules.md)")
 
 
 def variant_from_args(args: argparse.Namespace) -> Variant:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _rules as R
 from . import dice
 from ._numba import JIT, njit
 
@@ -25,6 +26,18 @@ _P0 = np.ascontiguousarray(dice.THROW_COUNTS[0] / 216.0)
 # Keeps whose values differ by less than this are ties, settled by the order of
 # dice.HAND_KEEPS (stop, then more dice kept): exact ties then never depend on rounding.
 KEEP_TIE = 1e-12
+
+
+
+@njit(**JIT)
+def _compiled_tables():
+    return (_HAND_KEEPS.copy(), _N_HAND_KEEPS.copy(), _KT_START.copy(), _KT_HAND.copy(), np.array([_FULL]), np.array([_NH]),)
+
+
+def compiled_tables() -> dict:
+    """The tables as compiled into these kernels (see :func:`four21sim._stream.compiled_tables`)."""
+    return dict(zip(('HAND_KEEPS', 'N_HAND_KEEPS', 'KT_START', 'KT_HAND', 'FULL_KEEP', 'N_HANDS'), _compiled_tables()))
+
 
 # outcome codes of a round between the leader (L) and the follower (F)
 LEADER_LOSES, FOLLOWER_LOSES, TIE = 0, 1, 2
@@ -56,47 +69,75 @@ def _best_keep(h, stop_value, kv, first):
 
 
 @njit(**JIT)
-def _successor(pot, a, b, loser_is_leader, pay, T, V, next_leader):
-    """Value to the current leader of the state after the round."""
-    if pot > 0:  # charge: the loser takes from the pot
-        swing = pay if pay < pot else pot
-        pot2 = pot - swing
-        if loser_is_leader:
-            a2, b2 = a + swing, b
-        else:
-            a2, b2 = a, b + swing
-        if pot2 == 0:
-            if b2 == 0:
-                return 0.0  # the follower holds nothing: out, and wins
-            if a2 == 0:
-                return 1.0
-    else:  # décharge: the winner gives
-        pot2 = 0
-        if loser_is_leader:
-            swing = pay if pay < b else b
-            a2, b2 = a + swing, b - swing
-            if b2 == 0:
-                return 0.0
-        else:
-            swing = pay if pay < a else a
-            a2, b2 = a - swing, b + swing
-            if a2 == 0:
-                return 1.0
-    # who leads next: 0 loser, 1 winner, 2 next seat (the other player)
-    if next_leader == 0:
-        leader_next_is_a = loser_is_leader
-    elif next_leader == 1:
-        leader_next_is_a = not loser_is_leader
-    else:
-        leader_next_is_a = False
-    if leader_next_is_a:
-        return V[pot2, a2, b2]
-    return 1.0 - V[pot2, b2, a2]
+def fill_round_table(phase, rank, value, prm, code, pay):
+    """The outcome of a 2-player round for every pair of final hands, by the rules kernel.
+
+    ``code[hL, c-1, hF, f-1]``: LEADER_LOSES, FOLLOWER_LOSES or TIE (a fair roll-off then
+    decides: equal keys mean equal hands, so the payout is the same either way) for a
+    leader stopping on hL after c throws and a follower on hF after f <= c throws;
+    ``pay``: the payout.
+    """
+    hands = np.empty(2, dtype=np.int64)
+    keys = np.empty(2, dtype=np.int64)
+    tied = np.empty(2, dtype=np.int64)
+    for hl in range(_NH):
+        for c in range(1, 4):
+            for hf in range(_NH):
+                hands[0] = hl
+                hands[1] = hf
+                rescue = R.is_rescue(hands, 2, prm)
+                for f in range(1, c + 1):
+                    keys[0] = R.order_key(hl, c, rescue, rank, prm)
+                    keys[1] = R.order_key(hf, f, rescue, rank, prm)
+                    if R.extreme_keys(keys, 2, True, -1, tied) == 2:
+                        cd, jl = TIE, 0
+                    else:
+                        jl = tied[0]
+                        cd = LEADER_LOSES if jl == 0 else FOLLOWER_LOSES
+                    code[hl, c - 1, hf, f - 1] = cd
+                    pay[hl, c - 1, hf, f - 1] = R.payout(hands, 2, 1 - jl, jl, rescue, phase, value, prm)
 
 
 @njit(**JIT)
-def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_pay,
-                lead_dec, lead_val, foll_dec, foll_val, foll_lv):
+def successor(pot, a, b, loser_is_leader, pay, prm, tok, out, place):
+    """The state after a round between a leader holding ``a`` and a follower holding ``b``.
+
+    Settles the round by the rules kernel. Returns ``(ended, leader_wins, pot, x, y,
+    same_leader)``: when the game ended, whether the round's leader won it; otherwise
+    the next state seen from the next round's roles (``x`` the next leader's tokens,
+    ``y`` the other's) and whether the round's leader leads again. ``tok``, ``out`` and
+    ``place`` are scratch arrays of two.
+    """
+    tok[0] = a
+    tok[1] = b
+    out[0] = out[1] = 0
+    place[0] = place[1] = -1
+    loser = 0 if loser_is_leader else 1
+    winner = 1 - loser
+    phase = R.phase_of(pot)
+    swing, pot2 = R.settle(phase, pot, tok, winner, loser, pay)
+    nout = R.go_out(phase, pot2, tok, out, place, 0, winner, 2)
+    if R.game_over(2, nout, prm):
+        win_mask, lose_mask = R.result_masks(2, out, tok, place, prm)
+        return True, (win_mask & 1) == 1, pot2, tok[0], tok[1], True
+    if R.next_leader(0, loser, winner, out, 2, prm) == 0:
+        return False, False, pot2, tok[0], tok[1], True
+    return False, False, pot2, tok[1], tok[0], False
+
+
+@njit(inline="always", **JIT)
+def _successor_value(pot, a, b, loser_is_leader, pay, V, prm, tok, out, place):
+    """Value to the current leader of the state after the round."""
+    ended, leader_wins, pot2, x, y, same = successor(pot, a, b, loser_is_leader, pay, prm, tok, out, place)
+    if ended:
+        return 1.0 if leader_wins else 0.0
+    if same:
+        return V[pot2, x, y]
+    return 1.0 - V[pot2, x, y]
+
+
+@njit(**JIT)
+def round_value(pot, a, b, V, prm, out_code, out_pay, max_pay, lead_dec, lead_val, foll_dec, foll_val, foll_lv):
     """Optimal play of one round from state (pot, a, b); returns V's new value.
 
     Fills ``lead_dec[tl-1, h]`` (leader keep with tl throws left), ``lead_val[made-1, h]``,
@@ -104,11 +145,16 @@ def round_value(pot, a, b, T, V, L, exact, next_leader, out_code, out_pay, max_p
     win probability holding h after ``made`` throws, playing on optimally) and
     ``foll_val[hL, c-1]`` (its win probability before throwing).
     """
+    L = R.throw_limit(R.phase_of(pot), prm)
+    exact = prm[R.P_EXACT] == 1
+    tok = np.empty(2, dtype=np.int64)
+    out = np.empty(2, dtype=np.int64)
+    place = np.empty(2, dtype=np.int64)
     vl = np.empty(max_pay + 1)
     vf = np.empty(max_pay + 1)
     for p in range(1, max_pay + 1):
-        vl[p] = _successor(pot, a, b, True, p, T, V, next_leader)
-        vf[p] = _successor(pot, a, b, False, p, T, V, next_leader)
+        vl[p] = _successor_value(pot, a, b, True, p, V, prm, tok, out, place)
+        vf[p] = _successor_value(pot, a, b, False, p, V, prm, tok, out, place)
     kv = np.empty(_N_PARTIAL)
     wf = np.empty((3, _NH))  # follower's terminal values by throws used
     level = np.empty(_NH)

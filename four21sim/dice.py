@@ -65,6 +65,7 @@ FULL_KEEP = _KEEP_INDEX[HANDS[0]]
 assert all(_KEEP_INDEX[h] == FULL_KEEP + i for i, h in enumerate(HANDS))
 
 KEEP_SIZE = np.array([len(k) for k in KEEPS], dtype=np.int64)
+KEEP_DTYPE = np.int8  # keep indices 0..83 fit a byte: decision tables stay small
 
 OUTCOME_HAND = np.array(
     [_HAND_INDEX[tuple(sorted(o, reverse=True))] for o in itertools.product(range(1, 7), repeat=3)],

@@ -42,18 +42,19 @@ The named policies
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
-from . import dice, odds
-from .variants import Variant
+from . import dice, odds, solver
+from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
-__all__ = ["Policy", "POLICY_NAMES", "compile_policy", "table_policy", "check_policy"]
+__all__ = ["Policy", "PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "compile_policy",
+           "resolve_policies", "table_policy", "check_policy", "evaluate", "policies_for", "policy_help"]
 
-POLICY_NAMES = ("sec", "chase421", "greedy", "table-aware", "random", "optimal")
-KEEP_DTYPE = np.int8  # keep indices are 0..83
+KEEP_DTYPE = dice.KEEP_DTYPE
 _NH = dice.N_HANDS
 
 
@@ -167,33 +168,133 @@ def median_hand(ranking: str) -> int:
     return best
 
 
+def _random(variant: Variant) -> Policy:
+    lead, foll = _empty_tables()
+    return Policy("random", "random", 0, lead, foll, variant, None, {})
+
+
+@lru_cache(maxsize=32)
+def _optimal(variant: Variant) -> Policy:
+    sol = solver.solve(variant)
+    return table_policy("optimal", variant, sol.lead, sol.foll, ctx_mode=1, players=2,
+                        info={"p_seat0": sol.p_seat0})
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """One named policy: the registry row every list of policy names derives from.
+
+    Attributes
+    ----------
+    name : str
+    build : callable
+        ``build(variant) -> Policy``.
+    table : bool
+        Decisions are tables (exact evaluation against the solver is possible).
+    players : tuple of int
+        The smallest and largest player counts it is defined for.
+    summary : str
+        One line for help texts.
+    """
+
+    name: str
+    build: Callable[[Variant], Policy]
+    table: bool
+    players: tuple[int, int]
+    summary: str
+
+    def fits(self, players: int) -> bool:
+        return self.players[0] <= players <= self.players[1]
+
+
+_ALL = (MIN_PLAYERS, MAX_PLAYERS)
+REGISTRY: tuple[PolicySpec, ...] = (
+    PolicySpec("sec", lambda v: _compile_heuristic("sec", v), True, _ALL, "never re-throws"),
+    PolicySpec("chase421", lambda v: _compile_heuristic("chase421", v), True, _ALL, "plays for 421 only"),
+    PolicySpec("greedy", lambda v: _compile_heuristic("greedy", v), True, _ALL,
+               "maximises the expected value of its own hand"),
+    PolicySpec("table-aware", lambda v: _compile_heuristic("table-aware", v), True, _ALL,
+               "a follower plays not to lose to the worst hand on the table; a leader stops at the median hand"),
+    PolicySpec("random", _random, False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
+    PolicySpec("optimal", _optimal, True, (2, 2), "the exact 2-player optimum of the solver"),
+)
+_SPEC = {p.name: p for p in REGISTRY}
+POLICY_NAMES: tuple[str, ...] = tuple(_SPEC)
+TABLE_POLICIES: tuple[str, ...] = tuple(p.name for p in REGISTRY if p.table)
+
+
+def policies_for(players: int) -> tuple[str, ...]:
+    """The names of the policies defined for ``players`` players."""
+    return tuple(p.name for p in REGISTRY if p.fits(players))
+
+
+def policy_help() -> str:
+    """One line per policy, for help texts."""
+    return "\n".join(f"{p.name}: {p.summary}" + ("" if p.players == _ALL else f" ({p.players[0]} players)")
+                     for p in REGISTRY)
+
+
+def canonical_name(name: str) -> str:
+    """The registry name of a policy as people write it (``table_aware``, ``Greedy``)."""
+    key = str(name).strip().lower().replace("_", "-")
+    if key == "tableaware":
+        key = "table-aware"
+    if key not in _SPEC:
+        raise ValueError(f"policies: unknown policy {name!r}; allowed: {', '.join(POLICY_NAMES)}")
+    return key
+
+
 def compile_policy(name: str | Policy, variant: Variant, players: int = 2) -> Policy:
     """The named policy compiled for a variant (a :class:`Policy` passes through after checks).
 
     Raises
     ------
     ValueError
-        For an unknown name, a policy built for another variant, or ``optimal``
-        with other than 2 players.
+        For an unknown name, a policy built for another variant, or a policy not
+        defined for ``players`` (``optimal`` is for 2 players).
     """
     if isinstance(name, Policy):
         check_policy(name, variant, players)
         return name
-    key = str(name).strip().lower().replace("_", "-")
-    if key == "tableaware":
-        key = "table-aware"
-    if key not in POLICY_NAMES:
-        raise ValueError(f"policies: unknown policy {name!r}; allowed: {', '.join(POLICY_NAMES)}")
-    if key == "random":
-        lead, foll = _empty_tables()
-        return Policy("random", "random", 0, lead, foll, variant, None, {})
-    if key == "optimal":
-        if players != 2:
-            raise ValueError(f"policies: 'optimal' is exact for 2 players only, not {players}; "
-                             "allowed with more players: sec, chase421, greedy, table-aware, random")
-        from .solver import optimal_policy
-        return optimal_policy(variant)
-    return _compile_heuristic(key, variant)
+    spec = _SPEC[canonical_name(name)]
+    if not spec.fits(players):
+        raise ValueError(f"policies: {spec.name!r} is defined for {spec.players[0]} to {spec.players[1]} players, "
+                         f"not {players}; allowed with {players} players: {', '.join(policies_for(players))}")
+    return spec.build(variant)
+
+
+def resolve_policies(variant: Variant, players: int, policies) -> list[Policy]:
+    """One compiled policy per seat from a name, a Policy, or a sequence of them."""
+    if isinstance(policies, (str, Policy)):
+        policies = [policies] * players
+    if policies is None or not hasattr(policies, "__iter__"):
+        raise ValueError(f"policies: {policies!r} is not allowed; allowed: a policy name "
+                         f"({', '.join(POLICY_NAMES)}), a Policy, or one per seat")
+    policies = list(policies)
+    if len(policies) != players:
+        raise ValueError(f"policies: {len(policies)} policies given for {players} players; "
+                         "allowed: one policy name, or exactly one per seat")
+    cache: dict = {}
+    out = []
+    for p in policies:
+        key = p if isinstance(p, str) else id(p)
+        if key not in cache:
+            cache[key] = compile_policy(p, variant, players)
+        out.append(cache[key])
+    return out
+
+
+def evaluate(variant: Variant, policies) -> dict:
+    """Exact P(seat 0 wins) and expected rounds when two table policies play each other.
+
+    ``policies`` are two names or :class:`Policy` objects (``random`` is not a table
+    policy and cannot be evaluated exactly). See :func:`four21sim.solver.evaluate`.
+    """
+    pols = resolve_policies(variant, 2, policies)
+    for p in pols:
+        if p.kind != "table":
+            raise ValueError(f"policies: {p.name!r} is not a table policy; allowed: {', '.join(TABLE_POLICIES)}")
+    return solver.evaluate(variant, pols)
 
 
 _LEGAL = np.zeros((_NH, dice.N_KEEPS), dtype=bool)

@@ -23,62 +23,25 @@ import numpy as np
 import pandas as pd
 
 from . import _kernels as K
+from . import _layout as Y
+from . import _rules as R
 from . import dice
-from .policies import Policy, compile_policy
+from .policies import Policy, resolve_policies
 from .stats import Z95, mean_interval, wilson
-from .variants import Variant, get_preset
+from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant, get_preset
 
 __all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS"]
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
 DEFAULT_BLOCK = 8192
 MAX_RECORD_GAMES = 2_000_000
-RECORD_COLUMNS = (["rounds_charge", "rounds_decharge", "win_mask", "lose_mask", "swing", "draws", "event_hash"]
-                  + [f"tok{s}" for s in range(8)] + [f"charge_tok{s}" for s in range(8)])
+RECORD_COLUMNS = list(Y.RECORD_COLUMNS)
 # per-round rates (numerators over all rounds played), with intervals from blocks of games
 ROUND_RATES = ([f"p_round_won_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_round_lost_by_{c}" for c in dice.CATEGORY_NAMES]
                + [f"p_leader_count_{i}" for i in (1, 2, 3)] + ["p_round_nenette_rescue"])
 BLOCK_STATS = ("blk_n", "blk_kk", "blk_kr", "blk_rr")
-_COUNTERS = ("misc", "win", "lose", "place", "rounds_charge", "rounds_decharge", "rounds", "swing_round",
-             "swing_game", "tokens_end_charge", "cat_winner", "cat_loser", "count")
-
-
-def variant_params(variant: Variant, max_rounds: int = 100_000) -> np.ndarray:
-    """The variant as the integer vector the kernels read (indices ``_kernels.P_*``)."""
-    prm = np.zeros(K.N_PRM, dtype=np.int64)
-    prm[K.P_TOKENS] = variant.tokens
-    prm[K.P_CHARGE_THROWS] = variant.charge_throws
-    prm[K.P_DECHARGE_THROWS] = variant.decharge_throws
-    prm[K.P_EXACT] = variant.followers == "exact"
-    prm[K.P_FTW] = variant.fewer_throws_wins
-    prm[K.P_CUM_CHARGE] = variant.cumulative_in("charge")
-    prm[K.P_CUM_DECHARGE] = variant.cumulative_in("decharge")
-    prm[K.P_NENETTE_MIN] = variant.nenette_min
-    prm[K.P_RESCUE] = variant.nenette_rescue
-    prm[K.P_NEXT_LEADER] = variant.next_leader_index
-    prm[K.P_END] = ("first_out", "last_holder").index(variant.end)
-    prm[K.P_MAX_ROUNDS] = max_rounds
-    return prm
-
-
-def _new_counters(nblocks: int, n: int, tokens: int) -> dict[str, np.ndarray]:
-    z = np.zeros
-    return {
-        "misc": z((nblocks, K.N_MISC), np.int64),
-        "win": z((nblocks, n, 9), np.int64),
-        "lose": z((nblocks, n, 9), np.int64),
-        "place": z((nblocks, n, n), np.int64),
-        "rounds_charge": z((nblocks, K.N_ROUND_BINS), np.int64),
-        "rounds_decharge": z((nblocks, K.N_ROUND_BINS), np.int64),
-        "rounds": z((nblocks, K.N_ROUND_BINS), np.int64),
-        "swing_round": z((nblocks, K.N_SWING_BINS), np.int64),
-        "swing_game": z((nblocks, K.N_GAME_SWING_BINS), np.int64),
-        "tokens_end_charge": z((nblocks, n, tokens + 1), np.int64),
-        "cat_winner": z((nblocks, 6), np.int64),
-        "cat_loser": z((nblocks, 6), np.int64),
-        "count": z((nblocks, 3), np.int64),
-    }
+_COUNTERS = Y.COUNTER_NAMES
+variant_params = R.params
 
 
 SHARE_UNIT = 840  # lcm(1..8): a win shared by k players is worth SHARE_UNIT // k, exactly
@@ -95,20 +58,19 @@ def win_units(win_mask: np.ndarray, seat: int) -> np.ndarray:
 
 def _round_numerators(cnt: dict) -> np.ndarray:
     """Per-block numerators of the per-round rates, in the order of ROUND_RATES."""
-    return np.concatenate([cnt["cat_winner"], cnt["cat_loser"], cnt["count"],
-                           cnt["misc"][:, K.M_RESCUES:K.M_RESCUES + 1]], axis=1)
+    return np.concatenate([cnt["cat_winner"], cnt["cat_loser"], cnt["count"], cnt["rescues"][:, None]], axis=1)
 
 
 def _block_stats(view: dict) -> dict:
     """Sums over blocks of k_b**2, k_b*r_b and r_b**2 (k: numerators, r: rounds): enough for
     ratio-estimator intervals that respect the correlation of rounds within a game."""
     k = _round_numerators(view)
-    r = view["misc"][:, K.M_ROUNDS_ALL]
+    r = view["rounds_played"]
     return {"blk_n": np.array([len(r)], dtype=np.int64), "blk_kk": (k * k).sum(axis=0),
             "blk_kr": (k * r[:, None]).sum(axis=0), "blk_rr": np.array([(r * r).sum()], dtype=np.int64)}
 
 
-def _pack_policies(policies: Sequence[Policy]):
+def pack_policies(policies: Sequence[Policy]):
     """Distinct policies -> (pk meta, flat lead, flat foll, seat -> policy index)."""
     distinct: list[Policy] = []
     seat_pol = []
@@ -120,7 +82,7 @@ def _pack_policies(policies: Sequence[Policy]):
         else:
             distinct.append(pol)
             seat_pol.append(len(distinct) - 1)
-    pk = np.zeros((len(distinct), 4), dtype=np.int64)
+    pk = np.zeros((len(distinct), K.N_PK), dtype=np.int64)
     leads, folls, lo, fo = [], [], 0, 0
     for i, pol in enumerate(distinct):
         pk[i, K.K_KIND] = K.KIND_RANDOM if pol.kind == "random" else K.KIND_TABLE
@@ -128,9 +90,10 @@ def _pack_policies(policies: Sequence[Policy]):
         pk[i, K.K_LEAD_OFF] = lo
         pk[i, K.K_FOLL_OFF] = fo
         lead = pol.lead.ravel()
-        # the kernel's follower layout keeps only the (count, made) pairs that occur,
-        # (2,1), (3,1), (3,2) as slot count+made-3: half the memory, fewer cache misses
-        foll = np.ascontiguousarray(pol.foll[:, :, [1, 2, 2], [0, 0, 1], :]).ravel()
+        # the kernel's follower layout keeps only the (count, made) pairs that occur:
+        # half the memory, fewer cache misses
+        foll = np.ascontiguousarray(pol.foll[:, :, [c - 1 for c, _ in K.FOLL_PAIRS],
+                                             [m - 1 for _, m in K.FOLL_PAIRS], :]).ravel()
         leads.append(lead)
         folls.append(foll)
         lo += lead.size
@@ -145,24 +108,6 @@ def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
         allowed = f"an integer from {lo} to {hi}" if hi is not None else f"an integer >= {lo}"
         raise ValueError(f"{name}: {value!r} is not allowed; allowed: {allowed}")
     return int(value)
-
-
-def resolve_policies(variant: Variant, players: int, policies) -> list[Policy]:
-    """One compiled policy per seat from a name, a Policy, or a sequence of them."""
-    if isinstance(policies, (str, Policy)):
-        policies = [policies] * players
-    policies = list(policies)
-    if len(policies) != players:
-        raise ValueError(f"policies: {len(policies)} policies given for {players} players; "
-                         "allowed: one policy name, or exactly one per seat")
-    cache: dict = {}
-    out = []
-    for p in policies:
-        key = p if isinstance(p, str) else id(p)
-        if key not in cache:
-            cache[key] = compile_policy(p, variant, players)
-        out.append(cache[key])
-    return out
 
 
 def simulate(variant: Variant | str, players: int = 2, policies="sec", games: int = 100_000, seed: int = 0, *,
@@ -219,7 +164,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     if threads is not None:
         threads = _check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     pols = resolve_policies(variant, players, policies)
-    pk, lead, foll, seat_pol = _pack_policies(pols)
+    pk, lead, foll, seat_pol = pack_policies(pols)
     prm = variant_params(variant, max_rounds)
     rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
     value = np.ascontiguousarray(dice.VALUE[variant.values_index])
@@ -232,23 +177,23 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         batch_games = games
         blocks_per_batch = math.ceil(games / block)
     totals = None
-    rec = np.zeros((games if records else 0, K.REC_WIDTH), dtype=np.int64)
+    rec = np.zeros((games if records else 0, Y.REC_WIDTH), dtype=np.int64)
+    off = Y.offsets(players, variant.tokens)
     old_threads = numba.get_num_threads()
     t0 = time.perf_counter()
     try:
         if threads is not None:
             numba.set_num_threads(threads)
         done = 0
-        cnt = _new_counters(blocks_per_batch, players, variant.tokens)
+        cnt = np.zeros((blocks_per_batch, off[-1]), dtype=np.int64)
         while done < games:
             n_now = min(batch_games, games - done)
             nb = math.ceil(n_now / block)
-            for arr in cnt.values():
-                arr[:nb] = 0
-            view = {k: v[:nb] for k, v in cnt.items()}
+            cnt[:nb] = 0
             rec_view = rec[done:done + n_now] if records else rec
             K.run_blocks(seedmix, first_game + done, block, n_now, players, prm, rank, value, pk, lead, foll,
-                         seat_pol, *(view[k] for k in _COUNTERS), rec_view, records)
+                         seat_pol, cnt[:nb], off, rec_view, records)
+            view = Y.unpack(cnt[:nb], players, variant.tokens)
             summed = {k: v.sum(axis=0) for k, v in view.items()}
             summed.update(_block_stats(view))
             totals = summed if totals is None else {k: totals[k] + summed[k] for k in totals}
@@ -292,7 +237,7 @@ class SimulationResult:
 
     @property
     def runaways(self) -> int:
-        return int(self.counters["misc"][K.M_RUNAWAY])
+        return int(self.counters["runaways"])
 
     @property
     def finished(self) -> int:
@@ -302,7 +247,7 @@ class SimulationResult:
     # ---------------------------------------------------------------- seats
     def _share(self, kind: str, seat: int):
         c = self.counters[kind][seat]
-        k = np.arange(9)
+        k = np.arange(c.size)
         n = self.finished
         s1 = float((c[1:] / k[1:]).sum())
         s2 = float((c[1:] / k[1:] ** 2).sum())
@@ -346,7 +291,6 @@ class SimulationResult:
         """
         n = self.finished
         c = self.counters
-        misc = c["misc"]
         rows = []
 
         def add(measure, value, lo=math.nan, hi=math.nan, seat=-1):
@@ -360,14 +304,14 @@ class SimulationResult:
             add("lose_share", r.lose_share, r.lose_share_low, r.lose_share_high, r.seat)
             add("mean_place", r.mean_place, seat=r.seat)
         add("first_player_advantage", *self.first_player_advantage())
-        add("mean_rounds", *mean_interval(misc[K.M_ROUNDS], misc[K.M_ROUNDS_SQ], n, self.z))
-        add("mean_rounds_charge", misc[K.M_ROUNDS_C] / n)
-        add("mean_rounds_decharge", misc[K.M_ROUNDS_D] / n)
-        add("mean_swing_game", *mean_interval(misc[K.M_SWING], misc[K.M_SWING_SQ], n, self.z))
-        rounds = int(misc[K.M_ROUNDS_ALL])
+        add("mean_rounds", *mean_interval(c["sum_rounds"], c["sum_rounds_sq"], n, self.z))
+        add("mean_rounds_charge", c["sum_rounds_charge"] / n)
+        add("mean_rounds_decharge", c["sum_rounds_decharge"] / n)
+        add("mean_swing_game", *mean_interval(c["sum_swing"], c["sum_swing_sq"], n, self.z))
+        rounds = int(c["rounds_played"])
         sw = c["swing_round"]
         add("mean_swing_round", (sw * np.arange(sw.size)).sum() / max(rounds, 1))
-        k = int(misc[K.M_DECIDED_CHARGE])
+        k = int(c["decided_in_charge"])
         add("p_decided_in_charge", k / n, *wilson(k, n, self.z))
         for name, (value, lo, hi) in zip(ROUND_RATES, self.round_rates()):
             add(name, value, lo, hi)
@@ -385,8 +329,8 @@ class SimulationResult:
         With fewer than 2 blocks they fall back to Wilson intervals over rounds.
         """
         c = self.counters
-        k = _round_numerators({key: c[key][None] for key in ("cat_winner", "cat_loser", "count", "misc")})[0]
-        r = int(c["misc"][K.M_ROUNDS_ALL])
+        k = _round_numerators({key: c[key][None] for key in ("cat_winner", "cat_loser", "count", "rescues")})[0]
+        r = int(c["rounds_played"])
         B = int(c["blk_n"][0]) if "blk_n" in c else 0
         out = []
         for i, ki in enumerate(k):

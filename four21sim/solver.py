@@ -28,16 +28,16 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from . import _rules as R
 from . import _solver_kernels as SK
 from . import dice
-from .policies import KEEP_DTYPE, Policy, table_policy
 from .variants import Variant
 
-__all__ = ["Solution", "solve", "evaluate", "optimal_policy", "round_table", "check_state", "MAX_SOLVER_TOKENS"]
+__all__ = ["Solution", "solve", "evaluate", "round_table", "check_state", "MAX_SOLVER_TOKENS"]
 
 MAX_SOLVER_TOKENS = 60
+KEEP_DTYPE = dice.KEEP_DTYPE
 _NH = dice.N_HANDS
-_H221 = dice.hand_index((2, 2, 1))
 
 
 def round_table(variant: Variant, phase: str) -> tuple[np.ndarray, np.ndarray]:
@@ -46,40 +46,16 @@ def round_table(variant: Variant, phase: str) -> tuple[np.ndarray, np.ndarray]:
     Returns ``(code, pay)`` of shape ``(56, 3, 56, 3)`` indexed
     ``[leader hand, count-1, follower hand, follower throws-1]``: code 0 if the
     leader loses, 1 if the follower loses, 2 for a tie (a fair roll-off decides
-    the loser; the payout is the same either way), and the payout.
+    the loser; the payout is the same either way), and the payout. Judged by the
+    rules kernel, as the engine judges its rounds.
     """
-    rank = dice.RANK[variant.ranking_index]
-    value = dice.VALUE[variant.values_index]
-    cum = variant.cumulative_in(phase)
+    if phase not in ("charge", "decharge"):
+        raise ValueError(f"phase: {phase!r} is not allowed; allowed: charge, decharge")
     code = np.full((_NH, 3, _NH, 3), -1, dtype=np.int64)
     pay = np.zeros((_NH, 3, _NH, 3), dtype=np.int64)
-    for hl in range(_NH):
-        for c in range(1, 4):
-            for hf in range(_NH):
-                rescue = (variant.nenette_rescue and not dice.is_combination(hl)
-                          and not dice.is_combination(hf) and _H221 in (hl, hf))
-                for f in range(1, c + 1):
-                    def key(h, thr):
-                        extra = thr if variant.fewer_throws_wins else 0
-                        return extra - 4 if (rescue and h == _H221) else 4 * int(rank[h]) + extra
-
-                    def val(h):
-                        return 4 if (rescue and h == _H221) else int(value[h])
-
-                    kl, kf = key(hl, c), key(hf, f)
-                    if kl > kf:
-                        cd, winner, loser = SK.LEADER_LOSES, hf, hl
-                    elif kf > kl:
-                        cd, winner, loser = SK.FOLLOWER_LOSES, hl, hf
-                    else:
-                        cd, winner, loser = SK.TIE, hl, hf
-                    p = val(winner)
-                    if cum and val(loser) >= 2:
-                        p += val(loser)
-                    if loser == _H221 and p < variant.nenette_min:
-                        p = variant.nenette_min
-                    code[hl, c - 1, hf, f - 1] = cd
-                    pay[hl, c - 1, hf, f - 1] = p
+    SK.fill_round_table(R.CHARGE if phase == "charge" else R.DECHARGE,
+                        np.ascontiguousarray(dice.RANK[variant.ranking_index]),
+                        np.ascontiguousarray(dice.VALUE[variant.values_index]), R.params(variant), code, pay)
     return code, pay
 
 
@@ -186,17 +162,11 @@ class Solution:
                    foll_dec=np.zeros((_NH, 3, 2, _NH), dtype=np.int64), foll_val=np.full((_NH, 3), np.nan),
                    foll_lv=np.full((_NH, 3, 2, _NH), np.nan))
         out["lead_dec"][:] = dice.FULL_KEEP + np.arange(_NH)
-        value = SK.round_value(pot, a, b, v.tokens, self.value, L, v.followers == "exact",
-                               v.next_leader_index, code, pay, max_pay,
+        value = SK.round_value(pot, a, b, self.value, R.params(v), code, pay, max_pay,
                                out["lead_dec"], out["lead_val"], out["foll_dec"], out["foll_val"], out["foll_lv"])
         out["throws"] = L
         out["value"] = value
         return out
-
-    def policy(self) -> Policy:
-        """The optimal policy as an engine policy (``simulate(..., policies="optimal")``)."""
-        return table_policy("optimal", self.variant, self.lead, self.foll, ctx_mode=1, players=2,
-                            info={"p_seat0": self.p_seat0})
 
 
 def check_state(variant: Variant, pot: int, t0: int, t1: int, leader: int) -> None:
@@ -239,8 +209,7 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
     t0 = time.perf_counter()
     tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
     max_pay = int(max(t[1].max() for t in tables))
-    exact = variant.followers == "exact"
-    nl = variant.next_leader_index
+    prm = R.params(variant)
     V = np.zeros((T + 1, T + 1, T + 1))
     n_ctx = (T + 1) ** 2
     stop = (dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE)
@@ -263,8 +232,7 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
         lead_val[:] = np.nan
         foll_val[:] = np.nan
         foll_lv[:] = np.nan
-        return SK.round_value(pot, a, b, T, V, L, exact, nl, code, pay, max_pay,
-                              lead_dec, lead_val, foll_dec, foll_val, foll_lv)
+        return SK.round_value(pot, a, b, V, prm, code, pay, max_pay, lead_dec, lead_val, foll_dec, foll_val, foll_lv)
 
     def store(pot, a, b):
         cl, cf = pot * (T + 1) + a, pot * (T + 1) + b
@@ -286,7 +254,7 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
                 V[0, a, b] = v
             if delta < tol / 100 or sweeps >= max_sweeps:
                 break
-        _evaluate_decharge(variant, V, dech, run, (lead_dec, foll_dec), tables, max_pay, nl)
+        _evaluate_decharge(variant, V, dech, run, (lead_dec, foll_dec), tables, max_pay, prm)
     residual = 0.0
     for a, b in dech:
         v = run(0, a, b)
@@ -300,7 +268,7 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
             b = T - pot - a
             V[pot, a, b] = run(pot, a, b)
             store(pot, a, b)
-    rounds = _expected_rounds(variant, V, lead, foll, tables, max_pay, nl)
+    rounds = _expected_rounds(variant, V, lead, foll, tables, max_pay, prm)
     sol = Solution(variant, V, rounds, lead, foll, lead_value, foll_value, time.perf_counter() - t0, sweeps,
                    residual)
     return sol
@@ -313,50 +281,34 @@ def _outcome_dist(variant, pot, lead_dec, foll_dec, tables, max_pay):
     return dist
 
 
-def _transitions(T, pot, a, b, dist, nl):
+def _transitions(pot, a, b, dist, prm):
     """Yield (probability, next state or None, same_leader) of the outcomes in dist.
 
     ``same_leader`` is True when the current leader leads the next round, False when
-    the follower does; ``None`` for the end of the game, with the leader's win (0/1)
-    in place of same_leader.
+    the follower does; the next state is seen from the next round's roles. ``None``
+    for the end of the game, with whether the round's leader won in place of
+    same_leader. Each outcome is settled by the rules kernel (SK.successor).
     """
+    scratch = [np.empty(2, dtype=np.int64) for _ in range(3)]
     for code in range(3):
         for p in np.flatnonzero(dist[code]):
             prob = dist[code, p]
-            sides = ((True, prob),) if code == 0 else ((False, prob),) if code == 1 else \
-                ((True, prob / 2), (False, prob / 2))
+            sides = ((True, prob),) if code == SK.LEADER_LOSES else ((False, prob),) \
+                if code == SK.FOLLOWER_LOSES else ((True, prob / 2), (False, prob / 2))
             for loser_is_leader, pr in sides:
-                if pot > 0:
-                    swing = min(p, pot)
-                    pot2 = pot - swing
-                    a2, b2 = (a + swing, b) if loser_is_leader else (a, b + swing)
-                    if pot2 == 0 and (a2 == 0 or b2 == 0):
-                        yield pr, None, a2 == 0
-                        continue
+                ended, leader_wins, pot2, x, y, same = SK.successor(pot, a, b, loser_is_leader, int(p), prm,
+                                                                      *scratch)
+                if ended:
+                    yield pr, None, bool(leader_wins)
                 else:
-                    pot2 = 0
-                    if loser_is_leader:
-                        swing = min(p, b)
-                        a2, b2 = a + swing, b - swing
-                        if b2 == 0:
-                            yield pr, None, False
-                            continue
-                    else:
-                        swing = min(p, a)
-                        a2, b2 = a - swing, b + swing
-                        if a2 == 0:
-                            yield pr, None, True
-                            continue
-                keep = loser_is_leader if nl == 0 else (not loser_is_leader) if nl == 1 else False
-                yield pr, ((pot2, a2, b2) if keep else (pot2, b2, a2)), keep
+                    yield pr, (int(pot2), int(x), int(y)), bool(same)
 
 
-def _evaluate_decharge(variant, V, dech, run, decisions, tables, max_pay, nl) -> None:
+def _evaluate_decharge(variant, V, dech, run, decisions, tables, max_pay, prm) -> None:
     """Replace the décharge values by the exact values of the current policy (linear solve).
 
     ``run(pot, a, b)`` solves one state's round and leaves its decisions in ``decisions``.
     """
-    T = variant.tokens
     idx = {s: i for i, s in enumerate(dech)}
     n = len(dech)
     A = np.eye(n)
@@ -365,7 +317,7 @@ def _evaluate_decharge(variant, V, dech, run, decisions, tables, max_pay, nl) ->
         run(0, a, b)
         lead_dec, foll_dec = decisions
         dist = _outcome_dist(variant, 0, lead_dec, foll_dec, tables, max_pay)
-        for pr, nxt, same in _transitions(T, 0, a, b, dist, nl):
+        for pr, nxt, same in _transitions(0, a, b, dist, prm):
             if nxt is None:
                 c[i] += pr * (1.0 if same else 0.0)
             elif same:
@@ -378,7 +330,7 @@ def _evaluate_decharge(variant, V, dech, run, decisions, tables, max_pay, nl) ->
         V[0, a, b] = x[i]
 
 
-def _expected_rounds(variant, V, lead, foll, tables, max_pay, nl) -> np.ndarray:
+def _expected_rounds(variant, V, lead, foll, tables, max_pay, prm) -> np.ndarray:
     """Expected rounds to the end from every state, under the stored policy, exactly."""
     T = variant.tokens
     R = np.zeros_like(V)
@@ -397,7 +349,7 @@ def _expected_rounds(variant, V, lead, foll, tables, max_pay, nl) -> np.ndarray:
         A = np.eye(len(dech))
         c = np.ones(len(dech))
         for i, (a, b) in enumerate(dech):
-            for pr, nxt, same in _transitions(T, 0, a, b, dists[(0, a, b)], nl):
+            for pr, nxt, same in _transitions(0, a, b, dists[(0, a, b)], prm):
                 if nxt is not None:
                     A[i, idx[(nxt[1], nxt[2])]] -= pr
         x = np.linalg.solve(A, c)
@@ -407,39 +359,35 @@ def _expected_rounds(variant, V, lead, foll, tables, max_pay, nl) -> np.ndarray:
         for a in range(T + 1 - pot):
             b = T - pot - a
             r = 1.0
-            for pr, nxt, same in _transitions(T, pot, a, b, dists[(pot, a, b)], nl):
+            for pr, nxt, same in _transitions(pot, a, b, dists[(pot, a, b)], prm):
                 if nxt is not None:
                     r += pr * R[nxt]
             R[pot, a, b] = r
     return R
 
 
-@lru_cache(maxsize=32)
-def optimal_policy(variant: Variant) -> Policy:
-    """The exact optimal 2-player policy of ``variant``, ready for :func:`four21sim.simulate`."""
-    return solve(variant).policy()
-
-
 def evaluate(variant: Variant, policies) -> dict:
-    """Exact P(seat 0 wins) and expected rounds when two table policies play each other.
+    """Exact P(seat 0 wins) and expected rounds when two compiled table policies play each other.
 
-    Seat 0 plays ``policies[0]``, seat 1 ``policies[1]`` (names or Policy
-    objects; ``random`` is not a table policy and cannot be evaluated exactly).
-    The fixed decisions turn the game into a Markov chain over (pot, tokens of
-    seat 0, tokens of seat 1, leader), solved as one linear system.
+    Seat 0 plays ``policies[0]``, seat 1 ``policies[1]``: objects with ``kind``,
+    ``ctx_mode``, ``lead`` and ``foll`` as :class:`four21sim.policies.Policy` has
+    them (:func:`four21sim.policies.evaluate` takes policy names). The fixed
+    decisions turn the game into a Markov chain over (pot, tokens of seat 0,
+    tokens of seat 1, leader), solved as one linear system.
     """
-    from .simulate import resolve_policies
-    pols = resolve_policies(variant, 2, list(policies))
+    pols = list(policies)
+    if len(pols) != 2:
+        raise ValueError(f"policies: {len(pols)} policies given; allowed: exactly two, one per seat")
     for p in pols:
-        if p.kind != "table":
-            raise ValueError(f"policies: {p.name!r} is not a table policy; allowed: sec, chase421, greedy, "
-                             "table-aware, optimal")
+        if isinstance(p, str) or getattr(p, "kind", None) != "table":
+            raise ValueError(f"policies: {getattr(p, 'name', p)!r} is not a compiled table policy; "
+                             "compile names with four21sim.policies (or call four21sim.policies.evaluate)")
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
     tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
     max_pay = int(max(t[1].max() for t in tables))
-    nl = variant.next_leader_index
+    prm = R.params(variant)
     states = [(pot, t0, T - pot - t0, ld) for pot in range(T + 1) for t0 in range(T + 1 - pot) for ld in (0, 1)
               if not (pot == 0 and (t0 == 0 or t0 == T))]
     idx = {s: i for i, s in enumerate(states)}
@@ -457,7 +405,7 @@ def evaluate(variant: Variant, policies) -> dict:
         lead_dec = pl.lead[ctx(pot, a, pl)].astype(np.int64)
         foll_dec = pf.foll[ctx(pot, b, pf)].astype(np.int64)
         dist = _outcome_dist(variant, pot, lead_dec, foll_dec, tables, max_pay)
-        for pr, nxt, same in _transitions(T, pot, a, b, dist, nl):
+        for pr, nxt, same in _transitions(pot, a, b, dist, prm):
             if nxt is None:  # 'same' is True when the round's leader won the game
                 if (ld == 0) == bool(same):
                     win[i] += pr

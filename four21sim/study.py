@@ -40,8 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .policies import POLICY_NAMES
-from .simulate import MAX_PLAYERS, MIN_PLAYERS
-from .variants import PRESETS, Variant, parse_overrides
+from .variants import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Variant, parse_overrides
 
 __all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_lineup"]
 

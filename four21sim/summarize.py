@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import policies
 from .simulate import SimulationResult
 from .stats import Z95
 from .study import Config, Study
@@ -42,7 +43,7 @@ from .tasks import SHARE_UNIT, make_tasks, part_keys, part_path, read_part
 __all__ = ["merge_parts", "build_tables", "chi2_sf", "REFERENCE_LINEUP"]
 
 REFERENCE_LINEUP = "greedy"
-TABLE_POLICIES = ("sec", "chase421", "greedy", "table-aware", "optimal")
+TABLE_POLICIES = policies.TABLE_POLICIES
 
 
 def chi2_sf(x: float, k: int) -> float:
@@ -169,7 +170,8 @@ def fairness_scores(fair: pd.DataFrame) -> pd.DataFrame:
 
 def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
     """Exact 2-player values (solver) of every 2-player line-up made of table policies."""
-    from .solver import MAX_SOLVER_TOKENS, evaluate
+    from .policies import evaluate
+    from .solver import MAX_SOLVER_TOKENS
     rows = []
     for c in configs:
         if c.players != 2 or c.variant.tokens > MAX_SOLVER_TOKENS:

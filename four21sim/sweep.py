@@ -135,7 +135,7 @@ def code_identity() -> dict:
 
 def prepare(study: Study, out: Path) -> tuple[list, list]:
     """Validate everything that could fail before a single game: configurations, policies, --out."""
-    from .simulate import resolve_policies
+    from .policies import resolve_policies
     configs, skipped = study.configs()
     if not configs:
         raise ValueError("--policies/--players: no playable configuration (optimal needs 2 players)")

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .policies import Policy, compile_policy, table_policy
-from .simulate import SHARE_UNIT, resolve_policies, simulate, win_units
+from .policies import Policy, compile_policy, resolve_policies, table_policy
+from .simulate import SHARE_UNIT, simulate, win_units
 from .stats import Z95
 from .variants import Variant, get_preset
 

@@ -22,28 +22,128 @@ import numpy as np
 
 from . import dice
 
-__all__ = ["Variant", "PRESETS", "OPTIONS", "get_preset", "parse_overrides"]
+__all__ = ["Variant", "Option", "OPTION_TABLE", "PRESETS", "OPTIONS", "get_preset", "parse_overrides",
+           "options_markdown", "MIN_PLAYERS", "MAX_PLAYERS"]
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "ranking": dice.RANKINGS,
-    "values": dice.VALUE_SCHEMES,
-    "followers": ("exact", "at_most"),
-    "cumulative": ("none", "charge", "decharge", "both"),
-    "next_leader": ("loser", "winner", "next_seat"),
-    "end": ("first_out", "last_holder"),
-}
-_INT_RANGES: dict[str, tuple[int, int]] = {
-    "tokens": (1, 999),
-    "charge_throws": (1, 3),
-    "decharge_throws": (1, 3),
-    "nenette_min": (0, 999),
-}
-_BOOLS = ("fewer_throws_wins", "nenette_rescue")
+# The player counts the package plays: seats are bits of an int64 mask and 840 = lcm(1..8)
+# splits a shared win exactly (docs/engine.md).
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
-# Spellings people use for choice values, mapped to the canonical one.
-_ALIASES = {"décharge": "decharge", "at-most": "at_most", "lebon": "at_most", "le_bon": "at_most",
-            "next-seat": "next_seat", "first-out": "first_out", "last-holder": "last_holder"}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rule option: the registry row from which validation, parsing, help texts, the
+    options table of docs/rules.md and the rule-space study's changes all derive.
+
+    Attributes
+    ----------
+    name : str
+    kind : {'int', 'choice', 'bool'}
+    allowed : tuple
+        The choices (``choice``), or ``(low, high)`` inclusive (``int``); empty for ``bool``.
+    default : object
+        The value a variant has when nothing says otherwise. A new option's default must
+        be the behaviour from before the option existed, so that stored results stay valid.
+    meaning : str
+        One line, as a player would say it.
+    explore : tuple
+        The values the rule-space study tries.
+    aliases : tuple of (str, str)
+        Other spellings people use for a choice, mapped to the canonical one.
+    """
+
+    name: str
+    kind: str
+    allowed: tuple
+    default: Any
+    meaning: str
+    explore: tuple
+    aliases: tuple = ()
+
+    def allowed_text(self) -> str:
+        if self.kind == "choice":
+            return ", ".join(self.allowed)
+        if self.kind == "int":
+            return f"an integer from {self.allowed[0]} to {self.allowed[1]}"
+        return "true or false (yes/no, on/off, 1/0)"
+
+    def _refuse(self, raw: Any) -> ValueError:
+        return ValueError(f"{self.name}: {raw!r} is not allowed; allowed: {self.allowed_text()}")
+
+    def check(self, value: Any) -> None:
+        """Raise ValueError unless ``value`` is a valid value of the right type."""
+        if self.kind == "choice":
+            ok = isinstance(value, str) and value in self.allowed
+        elif self.kind == "int":
+            ok = (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
+                  and self.allowed[0] <= value <= self.allowed[1])
+        else:
+            ok = isinstance(value, (bool, np.bool_))
+        if not ok:
+            raise self._refuse(value)
+
+    def parse(self, raw: Any) -> Any:
+        """The value written ``raw`` (text as on a command line, or a typed value), checked."""
+        if self.kind == "choice":
+            text = str(raw).strip().lower()
+            value = dict(self.aliases).get(text, text)
+        elif self.kind == "int":
+            value = raw
+            if isinstance(raw, str):
+                try:
+                    value = int(raw.strip())
+                except ValueError:
+                    raise self._refuse(raw) from None
+            elif isinstance(raw, np.integer):
+                value = int(raw)
+        elif isinstance(raw, (bool, np.bool_)):
+            value = bool(raw)
+        else:
+            text = str(raw).strip().lower()
+            if text not in _TRUE | _FALSE:
+                raise self._refuse(raw)
+            value = text in _TRUE
+        try:
+            self.check(value)
+        except ValueError:
+            raise self._refuse(raw) from None
+        return value
+
+
+OPTION_TABLE: tuple[Option, ...] = (
+    Option("tokens", "int", (1, 999), 11, "Tokens in the game, all in the pot at the start.",
+           (5, 7, 11, 15, 21, 31)),
+    Option("ranking", "choice", dice.RANKINGS, "super421", "Which hand beats which (the order of the 56 hands).",
+           dice.RANKINGS),
+    Option("values", "choice", dice.VALUE_SCHEMES, "super421", "Tokens each hand is worth.", dice.VALUE_SCHEMES),
+    Option("charge_throws", "int", (1, 3), 3, "The leader's throw limit in the charge (1 = \"sec\").", (1, 2, 3)),
+    Option("decharge_throws", "int", (1, 3), 3, "The leader's throw limit in the décharge.", (1, 2, 3)),
+    Option("followers", "choice", ("exact", "at_most"), "exact",
+           "Followers make exactly the leader's count of throws, or may stop earlier (\"le bon\").",
+           ("exact", "at_most"), (("at-most", "at_most"), ("lebon", "at_most"), ("le_bon", "at_most"))),
+    Option("fewer_throws_wins", "bool", (), False, "Equal hands are split by the throws made, fewer being better.",
+           (False, True)),
+    Option("cumulative", "choice", ("none", "charge", "decharge", "both"), "none",
+           "Phases in which the payout adds every other hand worth 2 or more.",
+           ("none", "charge", "decharge", "both"), (("décharge", "decharge"),)),
+    Option("nenette_min", "int", (0, 999), 2, "A loser holding 221 takes (or receives) at least this many tokens.",
+           (0, 2, 4)),
+    Option("nenette_rescue", "bool", (), False,
+           "With no combination on the table, 221 beats every other hand and is worth 4.", (False, True)),
+    Option("next_leader", "choice", ("loser", "winner", "next_seat"), "loser", "Who leads the next round.",
+           ("loser", "winner", "next_seat"), (("next-seat", "next_seat"),)),
+    Option("end", "choice", ("first_out", "last_holder"), "first_out",
+           "The game ends when the first player is out, or when one player holds every token.",
+           ("first_out", "last_holder"), (("first-out", "first_out"), ("last-holder", "last_holder"))),
+)
+_OPTION = {o.name: o for o in OPTION_TABLE}
+
+
+def _default(name: str) -> Any:
+    return _OPTION[name].default
 
 
 @dataclass(frozen=True)
@@ -76,31 +176,23 @@ class Variant:
         The game ends when the first player is out, or when one player holds every token.
     """
 
-    tokens: int = 11
-    ranking: str = "super421"
-    values: str = "super421"
-    charge_throws: int = 3
-    decharge_throws: int = 3
-    followers: str = "exact"
-    fewer_throws_wins: bool = False
-    cumulative: str = "none"
-    nenette_min: int = 2
-    nenette_rescue: bool = False
-    next_leader: str = "loser"
-    end: str = "first_out"
+    # The fields follow OPTION_TABLE, which holds their defaults and allowed values.
+    tokens: int = _default("tokens")
+    ranking: str = _default("ranking")
+    values: str = _default("values")
+    charge_throws: int = _default("charge_throws")
+    decharge_throws: int = _default("decharge_throws")
+    followers: str = _default("followers")
+    fewer_throws_wins: bool = _default("fewer_throws_wins")
+    cumulative: str = _default("cumulative")
+    nenette_min: int = _default("nenette_min")
+    nenette_rescue: bool = _default("nenette_rescue")
+    next_leader: str = _default("next_leader")
+    end: str = _default("end")
 
     def __post_init__(self) -> None:
-        for name in OPTIONS:
-            value = getattr(self, name)
-            if name in _CHOICES:
-                if not isinstance(value, str) or value not in _CHOICES[name]:
-                    raise ValueError(f"{name}: {value!r} is not allowed; allowed: {', '.join(_CHOICES[name])}")
-            elif name in _INT_RANGES:
-                lo, hi = _INT_RANGES[name]
-                if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-                    raise ValueError(f"{name}: {value!r} is not allowed; allowed: an integer from {lo} to {hi}")
-            elif not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{name}: {value!r} is not allowed; allowed: true or false")
+        for opt in OPTION_TABLE:
+            opt.check(getattr(self, opt.name))
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -193,11 +285,6 @@ class Variant:
     def values_index(self) -> int:
         return dice.VALUE_SCHEMES.index(self.values)
 
-    @property
-    def next_leader_index(self) -> int:
-        """0 loser, 1 winner, 2 next seat (the kernels' and solver's code)."""
-        return _CHOICES["next_leader"].index(self.next_leader)
-
     def cumulative_in(self, phase: str) -> bool:
         """Whether the payout is cumulative in ``phase`` ('charge' or 'decharge')."""
         return self.cumulative in (phase, "both")
@@ -207,42 +294,13 @@ class Variant:
         return self.charge_throws if phase == "charge" else self.decharge_throws
 
 
-OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(Variant))
+OPTIONS: tuple[str, ...] = tuple(o.name for o in OPTION_TABLE)
+if OPTIONS != tuple(f.name for f in fields(Variant)):  # pragma: no cover - caught at import
+    raise ImportError("Variant's fields and OPTION_TABLE name different options")
 
 
 def _fmt(v: Any) -> str:
     return ("yes" if v else "no") if isinstance(v, bool) else str(v)
-
-
-def _parse_value(name: str, raw: Any) -> Any:
-    if name in _CHOICES:
-        text = str(raw).strip().lower()
-        text = _ALIASES.get(text, text)
-        if text not in _CHOICES[name]:
-            raise ValueError(f"{name}: {raw!r} is not allowed; allowed: {', '.join(_CHOICES[name])}")
-        return text
-    if name in _INT_RANGES:
-        lo, hi = _INT_RANGES[name]
-        if isinstance(raw, bool):
-            value = None
-        elif isinstance(raw, (int, np.integer)):
-            value = int(raw)
-        else:
-            try:
-                value = int(str(raw).strip())
-            except ValueError:
-                value = None
-        if value is None or not lo <= value <= hi:
-            raise ValueError(f"{name}: {raw!r} is not allowed; allowed: an integer from {lo} to {hi}")
-        return value
-    if isinstance(raw, (bool, np.bool_)):
-        return bool(raw)
-    text = str(raw).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ValueError(f"{name}: {raw!r} is not allowed; allowed: true or false (yes/no, on/off, 1/0)")
 
 
 def parse_overrides(overrides: Iterable[str] | Mapping[str, Any]) -> dict[str, Any]:
@@ -267,8 +325,18 @@ def parse_overrides(overrides: Iterable[str] | Mapping[str, Any]) -> dict[str, A
         name = str(key).strip().replace("-", "_")
         if name not in OPTIONS:
             raise ValueError(f"option {key!r} does not exist; allowed: {', '.join(OPTIONS)}")
-        out[name] = _parse_value(name, raw)
+        out[name] = _OPTION[name].parse(raw)
     return out
+
+
+def options_markdown() -> str:
+    """The options as a Markdown table (docs/rules.md holds this table; a test keeps them equal)."""
+    lines = ["| option | allowed | default | meaning |", "| --- | --- | --- | --- |"]
+    for o in OPTION_TABLE:
+        allowed = " / ".join(f"`{c}`" for c in o.allowed) if o.kind == "choice" else \
+            f"{o.allowed[0]} to {o.allowed[1]}" if o.kind == "int" else "yes / no"
+        lines.append(f"| `{o.name}` | {allowed} | `{_fmt(o.default)}` | {o.meaning} |")
+    return "\n".join(lines)
 
 
 PRESETS: dict[str, Variant] = {

@@ -1,14 +1,16 @@
 """A slow, plain-Python 421 engine: the obviously-correct twin of the numba engine.
 
-Written from RULES.md and docs/engine.md alone. It plays the same games as the
+Written from docs/rules.md and docs/engine.md alone. It plays the same games as the
 numba engine from the same ``(seed, game)``, die for die, and returns the same
 per-game records, so the two can be compared exactly.
 
 Nothing here reads the engine. From ``four21sim.dice`` it only takes the *encodings*
 that policies are written in (hand and keep indices: ``HANDS``, ``KEEPS``,
 ``FULL_KEEP``, ``HAND_KEEPS``/``N_HAND_KEEPS`` whose order the random policy depends
-on). Rankings, values and categories are rebuilt here from RULES.md's tables (and
-tests/test_reference.py checks they agree with ``dice.RANK``/``VALUE``/``CATEGORY``).
+on). Rankings, values and categories are the literal tables of tests/rules_tables.py
+(and tests/test_reference.py checks they agree with ``dice.RANK``/``VALUE``/``CATEGORY``).
+Each rule is stated the way docs/rules.md states it, not the way the kernels compute
+it: hands are compared as (rescued, rank, throws) triples, the rescue is its own clause.
 Hands are sorted tuples of dice, highest first, e.g. ``(4, 2, 1)``.
 
 Readings of points the documents leave implicit
@@ -41,13 +43,14 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
+from rules_tables import FOUR21, NENETTE, POSITION, SUITES, category_of, is_combination, value_of  # noqa: F401
 
 from four21sim.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
 
 __all__ = [
     "MASK64", "GAMMA", "mix64", "stream_key", "Stream",
-    "ranking_order", "RANK_OF", "value_of", "is_combination", "category_of",
-    "round_payout", "judge_round", "play_game", "play_games",
+    "RANK_OF", "value_of", "is_combination", "category_of",
+    "standing", "round_payout", "judge_round", "play_game", "play_games",
     "RECORD_FIELDS", "N_RECORD", "TablePolicy", "RandomPolicy",
     "sec_policy", "random_policy",
 ]
@@ -134,70 +137,8 @@ ALL_HANDS = sorted({sort_hand((a, b, c)) for a in range(1, 7) for b in range(1, 
 HAND_INDEX = {h: i for i, h in enumerate(HANDS)}  # the package's encoding, for policy tables
 assert sorted(HAND_INDEX) == sorted(ALL_HANDS)
 
-SUITES = [(6, 5, 4), (5, 4, 3), (4, 3, 2), (3, 2, 1)]
-NENETTE = (2, 2, 1)
-FOUR21 = (4, 2, 1)
-
-
-def category_of(h: tuple) -> str:
-    a, b, c = h
-    if h == FOUR21:
-        return "421"
-    if a == b == c:
-        return "brelan"
-    if b == c == 1:
-        return "fiche"
-    if h in SUITES:
-        return "suite"
-    if h == NENETTE:
-        return "nenette"
-    return "plain"
-
-
-def is_combination(h: tuple) -> bool:
-    """421, brelan, fiche or suite."""
-    return category_of(h) in ("421", "brelan", "fiche", "suite")
-
-
-def ranking_order(name: str) -> list[tuple]:
-    """The 56 hands best first, transcribed from RULES.md's ranking table."""
-    top = [FOUR21, (1, 1, 1)]
-    for x in (6, 5, 4, 3, 2):
-        fiche, brelan = (x, 1, 1), (x, x, x)
-        if name == "super421":
-            top += [fiche, brelan]          # 611, 666, 511, 555, ...
-        elif name in ("montreal", "classic"):
-            top += [brelan, fiche]          # 666, 611, 555, 511, ...
-        else:
-            raise ValueError(name)
-    # plain hands "read as numbers", from 665 down to 322 (ALL_HANDS is in decreasing numeric order)
-    plain = [h for h in ALL_HANDS if category_of(h) == "plain"]
-    if name == "classic":
-        order = top + SUITES + [NENETTE] + plain
-    else:
-        order = top + SUITES + plain + [NENETTE]
-    assert len(order) == 56 and len(set(order)) == 56
-    return order
-
-
-RANK_OF = {name: {h: i for i, h in enumerate(ranking_order(name))} for name in ("super421", "montreal", "classic")}
-"""RANK_OF[ranking][hand]: 0 for the best hand, 55 for the worst."""
-
-
-def value_of(h: tuple, scheme: str) -> int:
-    """Tokens a hand is worth (RULES.md's value table)."""
-    cat = category_of(h)
-    if cat == "421":
-        return 8 if scheme == "super421" else 10
-    if h == (1, 1, 1):
-        return 7
-    if cat in ("brelan", "fiche"):
-        return h[0]
-    if cat == "suite":
-        return 2
-    if cat == "nenette":
-        return 1 if scheme == "super421" else 4
-    return 1
+RANK_OF = {name: POSITION[name] for name in ("super421", "montreal", "classic")}
+"""RANK_OF[ranking][hand]: 0 for the best hand, 55 for the worst (the rules' table, by hand)."""
 
 
 # ===================================================================== policies
@@ -284,31 +225,31 @@ def rethrow(stream: Stream, keep: int) -> tuple:
 
 # =============================================================== judging a round
 def _rescue_active(variant, hands: dict) -> bool:
-    return bool(variant.nenette_rescue) and not any(is_combination(h) for h in hands.values())
+    """The rules: "when no hand on the table is a combination, every 221 on the table ranks
+    above all other hands of the round"."""
+    return (bool(variant.nenette_rescue) and NENETTE in hands.values()
+            and not any(is_combination(h) for h in hands.values()))
 
 
-def round_keys_and_values(variant, hands: dict, throws: dict) -> tuple[dict, dict]:
-    """Each player's key (lower is better) and val (tokens its hand is worth this round)."""
-    rank = RANK_OF[variant.ranking]
-    rescue = _rescue_active(variant, hands)
-    keys, vals = {}, {}
-    for p, h in hands.items():
-        extra = throws[p] if variant.fewer_throws_wins else 0
-        if rescue and h == NENETTE:
-            keys[p] = extra - 4
-            vals[p] = 4
-        else:
-            keys[p] = 4 * rank[h] + extra
-            vals[p] = value_of(h, variant.values)
-    return keys, vals
+def standing(variant, hand: tuple, throws: int, rescue: bool) -> tuple:
+    """How a player's hand stands in the round, as a pair compared left to right (lower is
+    better): first whether it is a rescued 221 (above everything), then the ranking,
+    then, with fewer_throws_wins only, the throws made."""
+    rescued = rescue and hand == NENETTE
+    return (0 if rescued else 1, RANK_OF[variant.ranking][hand], throws if variant.fewer_throws_wins else 0)
+
+
+def worth(variant, hand: tuple, rescue: bool) -> int:
+    """Tokens the hand is worth this round: a rescued 221 is worth 4."""
+    return 4 if (rescue and hand == NENETTE) else value_of(hand, variant.values)
 
 
 def round_payout(variant, phase: str, hands: dict, throws: dict, loser: int, winner: int) -> int:
     """Tokens that move this round (before the min with the pot or the winner's tokens)."""
-    _, vals = round_keys_and_values(variant, hands, throws)
-    payout = vals[winner]
+    rescue = _rescue_active(variant, hands)
+    payout = worth(variant, hands[winner], rescue)
     if variant.cumulative in (phase, "both"):
-        payout += sum(v for p, v in vals.items() if p != winner and v >= 2)
+        payout += sum(w for p, h in hands.items() if p != winner and (w := worth(variant, h, rescue)) >= 2)
     if hands[loser] == NENETTE:
         payout = max(payout, variant.nenette_min)
     return payout
@@ -326,12 +267,13 @@ def _roll_off(stream: Stream, tied: list, ranking: str, want_worst: bool) -> int
 
 def judge_round(variant, phase: str, hands: dict, throws: dict, order: list, stream: Stream):
     """(loser, winner, payout) of a round; ``order`` is the playing order (for roll-offs)."""
-    keys, _ = round_keys_and_values(variant, hands, throws)
-    worst = max(keys[p] for p in order)
-    loser = _roll_off(stream, [p for p in order if keys[p] == worst], variant.ranking, want_worst=True)
+    rescue = _rescue_active(variant, hands)
+    stand = {p: standing(variant, hands[p], throws[p], rescue) for p in order}
+    worst = max(stand.values())
+    loser = _roll_off(stream, [p for p in order if stand[p] == worst], variant.ranking, want_worst=True)
     others = [p for p in order if p != loser]
-    best = min(keys[p] for p in others)
-    winner = _roll_off(stream, [p for p in others if keys[p] == best], variant.ranking, want_worst=False)
+    best = min(stand[p] for p in others)
+    winner = _roll_off(stream, [p for p in others if stand[p] == best], variant.ranking, want_worst=False)
     return loser, winner, round_payout(variant, phase, hands, throws, loser, winner)
 
 

@@ -4,22 +4,19 @@ import itertools
 import json
 import subprocess
 import sys
-from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
+from rules_tables import POSITION
+
 from four21sim import advise
 
 REPO = Path(__file__).resolve().parents[1]
 
-# super421 ranking from RULES.md, best first.
-_PLAIN = ("665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621 "
-          "554 553 552 551 544 542 541 533 532 531 522 521 443 442 441 433 431 422 332 331 322")
-SUPER421 = "421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321 " + _PLAIN + " 221"
-POS = {tuple(int(c) for c in s): i for i, s in enumerate(SUPER421.split())}
+POS = POSITION["super421"]
 
 
 def srt(d):

@@ -10,28 +10,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from rules_tables import PLAIN, RANKING_TEXT
 
 from four21sim import dice
 
 # ----------------------------------------------------------------- references
-# The plain hands read as numbers from 665 down to 322 (RULES.md), by hand.
-PLAIN = (
-    "665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621 "
-    "554 553 552 551 544 542 541 533 532 531 522 521 "
-    "443 442 441 433 431 422 "
-    "332 331 322"
-)
-# The three rankings of RULES.md's table, best first, written out hand by hand.
-SUPER421_ORDER = (
-    "421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321 " + PLAIN + " 221"
-)
-MONTREAL_ORDER = (
-    "421 111 666 611 555 511 444 411 333 311 222 211 654 543 432 321 " + PLAIN + " 221"
-)
-CLASSIC_ORDER = (
-    "421 111 666 611 555 511 444 411 333 311 222 211 654 543 432 321 221 " + PLAIN
-)
-EXPECTED_ORDERS = {"super421": SUPER421_ORDER, "montreal": MONTREAL_ORDER, "classic": CLASSIC_ORDER}
+# The rankings of the rules' table, best first, written out hand by hand (tests/rules_tables.py).
+EXPECTED_ORDERS = RANKING_TEXT
 
 ALL_HANDS = sorted(
     {tuple(sorted(t, reverse=True)) for t in itertools.product(range(1, 7), repeat=3)}, reverse=True

@@ -23,24 +23,21 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
 from scipy.stats import chi2
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import markov  # noqa: E402
-from four21sim import Variant, dice, odds, simulate  # noqa: E402
-from four21sim import _kernels as K  # noqa: E402
-from four21sim.policies import compile_policy, median_hand  # noqa: E402
-from four21sim.simulate import BLOCK_STATS, MAX_RECORD_GAMES  # noqa: E402
-from four21sim.stats import wilson, z_for  # noqa: E402
-from four21sim.variants import PRESETS  # noqa: E402
+import markov
+from rules_tables import RANKING_TEXT
+from four21sim import Variant, dice, odds, simulate
+from four21sim import _stream as K
+from four21sim.policies import compile_policy, median_hand
+from four21sim.simulate import BLOCK_STATS, MAX_RECORD_GAMES
+from four21sim.stats import wilson, z_for
+from four21sim.variants import PRESETS
 
 M64 = (1 << 64) - 1
 Z999 = z_for(0.999)  # two-sided 99.9%: 3.2905
@@ -277,9 +274,9 @@ def _check_records(res, variant, players, label):
         assert ((rd > 0) == ~out_after_charge).all(), label
     # counters agree with the records
     c = res.counters
-    assert c["misc"][K.M_GAMES] == res.games
-    assert c["misc"][K.M_ROUNDS_C] == rc.sum() and c["misc"][K.M_ROUNDS_D] == rd.sum(), label
-    assert c["misc"][K.M_ROUNDS] == (rc + rd).sum(), label
+    assert c["games"] == res.games
+    assert c["sum_rounds_charge"] == rc.sum() and c["sum_rounds_decharge"] == rd.sum(), label
+    assert c["sum_rounds"] == (rc + rd).sum(), label
     assert c["count"].sum() == (rc + rd).sum(), f"{label}: one leader count per round"
     assert (c["win"][:, 1:].sum(axis=1) == is_win[:, :n].sum(axis=0)).all(), label
     assert (c["lose"][:, 1:].sum(axis=1) == is_lose[:, :n].sum(axis=0)).all(), label
@@ -378,8 +375,7 @@ def test_mean_game_length_matches_markov(case):
     res = simulate(variant, 2, "sec", games=LENGTH_GAMES, seed=777)
     n = res.finished
     c = res.counters
-    misc = c["misc"]
-    sums = {"charge": misc[K.M_ROUNDS_C], "decharge": misc[K.M_ROUNDS_D], "total": misc[K.M_ROUNDS]}
+    sums = {"charge": c["sum_rounds_charge"], "decharge": c["sum_rounds_decharge"], "total": c["sum_rounds"]}
     for name, key in (("charge", "rounds_charge"), ("decharge", "rounds_decharge"), ("total", "rounds")):
         h = c[key]
         x = np.arange(h.size, dtype=float)
@@ -544,16 +540,6 @@ def test_first_game_beyond_int64_is_rejected_or_played():
 # ====================================================== 7. policies against exact odds
 RULE_OF = {name: v.followers for name, v in PRESETS.items()}
 USED = [(count, made) for count in (2, 3) for made in range(1, count)]  # made < count
-
-# rankings best first, written from RULES.md's table
-_PLAIN = ("665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621 "
-          "554 553 552 551 544 542 541 533 532 531 522 521 443 442 441 433 431 422 332 331 322")
-RANKING_TEXT = {
-    "super421": "421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321 " + _PLAIN + " 221",
-    "montreal": "421 111 666 611 555 511 444 411 333 311 222 211 654 543 432 321 " + _PLAIN + " 221",
-    "classic": "421 111 666 611 555 511 444 411 333 311 222 211 654 543 432 321 221 " + _PLAIN,
-}
-
 
 def _rules_order(ranking):
     return [tuple(int(c) for c in s) for s in RANKING_TEXT[ranking].split()]

@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reference as R  # noqa: E402
-from four21sim import Variant  # noqa: E402
-from four21sim.variants import PRESETS  # noqa: E402
+import reference as R
+from four21sim import Variant
+from four21sim.variants import PRESETS
 
 GAMES = int(os.environ.get("FOUR21_XCHECK_GAMES", "100"))
 POLICY_NAMES = ("sec", "chase421", "greedy", "table-aware", "random")

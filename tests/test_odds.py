@@ -13,19 +13,11 @@ from functools import lru_cache
 
 import pytest
 
+from rules_tables import POSITION
+
 from four21sim import dice, odds
 
 # ----------------------------------------------------------------- reference rules
-# Rankings best first, written from RULES.md's table (see also test_dice.py).
-_PLAIN = ("665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621 "
-          "554 553 552 551 544 542 541 533 532 531 522 521 443 442 441 433 431 422 332 331 322")
-RANKING_TEXT = {
-    "super421": "421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321 " + _PLAIN + " 221",
-    "montreal": "421 111 666 611 555 511 444 411 333 311 222 211 654 543 432 321 " + _PLAIN + " 221",
-    "classic": "421 111 666 611 555 511 444 411 333 311 222 211 654 543 432 321 221 " + _PLAIN,
-}
-POSITION = {r: {tuple(int(c) for c in s): i for i, s in enumerate(text.split())}
-            for r, text in RANKING_TEXT.items()}
 SUITES = {(6, 5, 4), (5, 4, 3), (4, 3, 2), (3, 2, 1)}
 
 

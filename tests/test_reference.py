@@ -3,20 +3,16 @@ all-"sec" Markov chain (tests/markov.py), needing no numba engine."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from dataclasses import replace
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import markov  # noqa: E402
-import reference as R  # noqa: E402
-from four21sim import Variant, dice  # noqa: E402
+import markov
+import reference as R
+from four21sim import Variant, dice
 
 PRESETS = ("super421", "super421-lebon", "montreal", "classic")
 IDX = {f: i for i, f in enumerate(R.RECORD_FIELDS)}

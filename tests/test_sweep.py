@@ -38,12 +38,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reference as R  # noqa: E402
-from four21sim import Variant, dice, simulate  # noqa: E402
-from four21sim.policies import compile_policy  # noqa: E402
-from four21sim.sweep import main as sweep_main  # noqa: E402
+import reference as R
+from four21sim import Variant, dice, simulate
+from four21sim.policies import compile_policy
+from four21sim.sweep import main as sweep_main
 
 TABLES = ("measures", "distributions", "fairness", "scores", "skill", "exact")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,77 @@
+"""The house rules of the code base: one registry per list of names, kernels compiled from
+the live tables, the docs' option table equal to the registry."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from four21sim import _kernels, _rules, _solver_kernels, _stream, dice, policies, summarize
+from four21sim.variants import OPTION_TABLE, OPTIONS, PRESETS, Variant, options_markdown
+
+REPO = Path(__file__).resolve().parents[1]
+
+LIVE = {
+    "OUTCOME_HAND": dice.OUTCOME_HAND, "KEEP_RESULT": dice.KEEP_RESULT, "KEEP_SIZE": dice.KEEP_SIZE,
+    "CATEGORY": dice.CATEGORY, "HAND_KEEPS": dice.HAND_KEEPS, "N_HAND_KEEPS": dice.N_HAND_KEEPS,
+    "KT_START": dice.KT_START, "KT_HAND": dice.KT_HAND, "FULL_KEEP": np.array([dice.FULL_KEEP]),
+    "N_HANDS": np.array([dice.N_HANDS]),
+    "IS_COMBINATION": np.array([dice.is_combination(h) for h in range(dice.N_HANDS)], dtype=np.int64),
+    "H221": np.array([dice.hand_index((2, 2, 1))]),
+}
+
+
+@pytest.mark.parametrize("module", [_stream, _rules, _kernels, _solver_kernels], ids=lambda m: m.__name__)
+def test_tables_compiled_into_the_kernels_are_the_live_dice_tables(module):
+    # numba freezes module globals into the compiled code, and cache=True may load a
+    # compilation made from older tables: what the kernel holds must equal dice.py now.
+    compiled = module.compiled_tables()
+    assert len(compiled) >= 1
+    for name, table in compiled.items():
+        assert np.array_equal(np.asarray(table), LIVE[name].astype(np.int64)), \
+            f"{module.__name__}: compiled {name} differs from dice.py (stale numba cache?)"
+
+
+def test_the_options_table_in_the_docs_is_the_registry():
+    text = (REPO / "docs" / "rules.md").read_text()
+    assert options_markdown() in text, "docs/rules.md's options table differs from variants.OPTION_TABLE"
+    # and the registry is exactly Variant's fields, with the fields' defaults
+    assert OPTIONS == tuple(f.name for f in dataclasses.fields(Variant))
+    assert all(getattr(Variant(), o.name) == o.default for o in OPTION_TABLE)
+
+
+@pytest.mark.parametrize("option", OPTION_TABLE, ids=lambda o: o.name)
+def test_every_option_refuses_a_bad_value_naming_itself_and_what_is_allowed(option):
+    bad = {"int": option.allowed[1] + 1 if option.kind == "int" else None, "choice": "nonsense",
+           "bool": "maybe"}[option.kind]
+    with pytest.raises(ValueError) as err:
+        Variant.from_preset("super421", [f"{option.name}={bad}"])
+    msg = str(err.value)
+    assert msg.startswith(f"{option.name}: ") and str(bad) in msg and "allowed:" in msg
+    # every value the rule-space study explores is a valid one
+    for value in option.explore:
+        option.check(value)
+
+
+def test_every_preset_is_reachable_from_the_registry_defaults():
+    # the defaults are Super 421's: the preset that differs from the registry in no option
+    assert PRESETS["super421"] == Variant()
+
+
+def test_policy_lists_derive_from_the_registry():
+    names = tuple(p.name for p in policies.REGISTRY)
+    assert policies.POLICY_NAMES == names
+    assert set(policies.TABLE_POLICIES) == {p.name for p in policies.REGISTRY if p.table}
+    assert summarize.TABLE_POLICIES == policies.TABLE_POLICIES
+    assert "optimal" in policies.policies_for(2) and "optimal" not in policies.policies_for(3)
+    for spec in policies.REGISTRY:
+        assert spec.name in policies.policy_help()
+
+
+def test_a_policy_outside_its_player_counts_is_refused_with_the_allowed_ones():
+    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 2 players, not 3; "
+                                         r"allowed with 3 players: sec, chase421"):
+        policies.compile_policy("optimal", PRESETS["super421"], players=3)
