@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dice
+from . import _rules as R
 from ._numba import JIT, njit
 from ._solver_kernels import _KT_HAND, _KT_PROB, _KT_START, _N_PARTIAL, _P0, _best_keep, _final_hands
 
@@ -213,58 +214,90 @@ def round3(L, exact, ftw, code_t, pay_t, TT, dev, K, want_dist, dist_cp, lead_de
 
 
 @njit(**JIT)
-def round_table3(rank, value, is_comb, h221, ftw, rescue, cum, nen_min, sig, code, pay):
-    """Outcome pattern and payout of a 3-player round for every final hand and throws.
+def fill_round_table3(phase, rank, value, prm, sig, code, pay):
+    """Outcome pattern and payout of a 3-player round for every final hand and throws,
+    judged by the rules kernel.
 
     ``code, pay[hL, c-1, h1, f1-1, h2, f2-1]`` (entries with a follower's throws
-    above the count are filled too: harmless and never read). ``sig[s01, s02,
-    s12]`` maps the signs of the key differences (+1 offset) to the pattern code.
+    above the count are filled too: harmless, never read). ``sig[s01, s02, s12]``
+    maps the signs of the key differences (+1) to the pattern code. Tied players
+    hold the same hand, so the payout does not depend on the roll-offs: it is
+    computed for the first loser and the first winner candidate.
     """
-    hs = np.empty(3, dtype=np.int64)
-    th = np.empty(3, dtype=np.int64)
+    hands = np.empty(3, dtype=np.int64)
     keys = np.empty(3, dtype=np.int64)
-    vals = np.empty(3, dtype=np.int64)
+    tied = np.empty(3, dtype=np.int64)
     for a in range(_NH):
         for b in range(_NH):
             for d in range(_NH):
-                hs[0] = a
-                hs[1] = b
-                hs[2] = d
-                rescued = rescue and not (is_comb[a] or is_comb[b] or is_comb[d])
+                hands[0] = a
+                hands[1] = b
+                hands[2] = d
+                rescue = R.is_rescue(hands, 3, prm)
                 for ta in range(3):
                     for tb in range(3):
                         for td in range(3):
-                            th[0] = ta + 1
-                            th[1] = tb + 1
-                            th[2] = td + 1
-                            for i in range(3):
-                                extra = th[i] if ftw else 0
-                                if rescued and hs[i] == h221:
-                                    keys[i] = extra - 4
-                                    vals[i] = 4
-                                else:
-                                    keys[i] = 4 * rank[hs[i]] + extra
-                                    vals[i] = value[hs[i]]
-                            # a loser: a highest key; the winner: a lowest key among the others.
-                            # Tied players hold the same hand, so the payout does not depend
-                            # on the roll-offs.
-                            lo = 0
-                            for i in range(1, 3):
-                                if keys[i] > keys[lo]:
-                                    lo = i
-                            w = -1
-                            for i in range(3):
-                                if i != lo and (w < 0 or keys[i] < keys[w]):
-                                    w = i
-                            p = vals[w]
-                            if cum:
-                                for i in range(3):
-                                    if i != w and vals[i] >= 2:
-                                        p += vals[i]
-                            if hs[lo] == h221 and p < nen_min:
-                                p = nen_min
+                            keys[0] = R.order_key(a, ta + 1, rescue, rank, prm)
+                            keys[1] = R.order_key(b, tb + 1, rescue, rank, prm)
+                            keys[2] = R.order_key(d, td + 1, rescue, rank, prm)
+                            R.extreme_keys(keys, 3, True, -1, tied)
+                            jl = tied[0]
+                            R.extreme_keys(keys, 3, False, jl, tied)
+                            jw = tied[0]
                             s01 = np.sign(keys[0] - keys[1]) + 1
                             s02 = np.sign(keys[0] - keys[2]) + 1
                             s12 = np.sign(keys[1] - keys[2]) + 1
                             code[a, ta, b, tb, d, td] = sig[s01, s02, s12]
-                            pay[a, ta, b, tb, d, td] = p
+                            pay[a, ta, b, tb, d, td] = R.payout(hands, 3, jw, jl, rescue, phase, value, prm)
+
+
+@njit(**JIT)
+def fill_transitions(pots, toks, n, P, prm, kind, nxt_pot, nxt_tok, perm, win_share, pay_share):
+    """Settle every outcome (loser l, winner w, payout p) of every state by the rules kernel.
+
+    States are seen from the roles of the round (role 0 leads, every player in).
+    ``kind[s, l, w, p]``: -1 unused (l == w), 0 the game ends (``win_share`` and
+    ``pay_share[s, l, w, p, j]`` say who won and who pays), 1 a state with every
+    player still in, 2 a state with a player out (under ``last_holder``: the
+    players out have won, ``win_share`` 1). Otherwise ``nxt_pot``, ``nxt_tok[..., :m]``
+    (by the next round's roles) and ``perm[..., j]``, the next role of role j (-1 out).
+    """
+    tok = np.empty(n, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    place = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    for s in range(pots.shape[0]):
+        for lo in range(n):
+            for w in range(n):
+                if lo == w:
+                    continue
+                for p in range(1, P):
+                    for j in range(n):
+                        tok[j] = toks[s, j]
+                        out[j] = 0
+                        place[j] = -1
+                    phase = R.phase_of(pots[s])
+                    swing, pot2 = R.settle(phase, pots[s], tok, w, lo, p)
+                    nout = R.go_out(phase, pot2, tok, out, place, 0, w, n)
+                    if R.game_over(n, nout, prm):
+                        win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
+                        kind[s, lo, w, p] = 0
+                        nw = 0
+                        nl = 0
+                        for j in range(n):
+                            nw += (win_mask >> j) & 1
+                            nl += (lose_mask >> j) & 1
+                        for j in range(n):
+                            win_share[s, lo, w, p, j] = ((win_mask >> j) & 1) / nw
+                            pay_share[s, lo, w, p, j] = ((lose_mask >> j) & 1) / nl
+                        continue
+                    kind[s, lo, w, p] = 2 if nout > 0 else 1
+                    for j in range(n):
+                        win_share[s, lo, w, p, j] = out[j]
+                    m = R.playing_order(R.next_leader(0, lo, w, out, n, prm), out, n, order)
+                    nxt_pot[s, lo, w, p] = pot2
+                    for j in range(n):
+                        perm[s, lo, w, p, j] = -1
+                    for r in range(m):
+                        perm[s, lo, w, p, order[r]] = r
+                        nxt_tok[s, lo, w, p, r] = tok[order[r]]

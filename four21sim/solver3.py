@@ -71,6 +71,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import _rules as R
 from . import _solver3_kernels as K3
 from . import dice
 from .solver import MAX_SOLVER_TOKENS, _round_table_cached
@@ -82,7 +83,6 @@ OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 3
 MAX_TOKENS_3 = 30
 _NH = dice.N_HANDS
-_H221 = dice.hand_index((2, 2, 1))
 _DEC = np.int64
 
 
@@ -150,10 +150,9 @@ def round_tables(variant: Variant, players: int, phase: str) -> tuple[np.ndarray
         return code, pay
     code = np.zeros((_NH, 3) * 3, dtype=np.int8)
     pay = np.zeros((_NH, 3) * 3, dtype=np.int16)
-    is_comb = np.array([dice.is_combination(h) for h in range(_NH)])
-    K3.round_table3(dice.RANK[variant.ranking_index], dice.VALUE[variant.values_index], is_comb, _H221,
-                    variant.fewer_throws_wins, variant.nenette_rescue, variant.cumulative_in(phase),
-                    variant.nenette_min, sig, code, pay)
+    K3.fill_round_table3(R.CHARGE if phase == "charge" else R.DECHARGE,
+                         np.ascontiguousarray(dice.RANK[variant.ranking_index]),
+                         np.ascontiguousarray(dice.VALUE[variant.values_index]), R.params(variant), sig, code, pay)
     np.minimum(pay, T, out=pay)
     return code, pay
 
@@ -169,45 +168,6 @@ def _live_states(T: int, n: int) -> list[tuple[int, tuple[int, ...]]]:
     return out
 
 
-def _shares(n: int, members: list[int]) -> np.ndarray:
-    s = np.zeros(n)
-    s[members] = 1.0 / len(members)
-    return s
-
-
-def _after_round(variant: Variant, n: int, pot: int, toks: tuple, lo: int, w: int, p: int):
-    """Settle a round (docs/rules.md): ('end', pay utilities, win utilities), or
-    ('state'|'sub', pot, tokens by new role, new role of each current role (-1: out)).
-
-    'sub' is a game with fewer players in (a player went out under last_holder).
-    """
-    t = list(toks)
-    if pot > 0:
-        s = min(p, pot)
-        pot -= s
-        t[lo] += s
-        out = [i for i in range(n) if t[i] == 0] if pot == 0 else []
-    else:
-        s = min(p, t[w])
-        t[w] -= s
-        t[lo] += s
-        out = [w] if t[w] == 0 else []
-    inn = [i for i in range(n) if i not in out]
-    if out and (variant.end == "first_out" or len(inn) <= 1):
-        most = max(t[i] for i in inn)
-        losers = [i for i in inn if t[i] == most]
-        return "end", 1.0 - _shares(n, losers), _shares(n, out)
-    rule = variant.next_leader
-    chosen = lo if rule == "loser" else w if rule == "winner" else 1  # next seat after the leader
-    while chosen not in inn:  # the next seat still in play
-        chosen = (chosen + 1) % n
-    order = [(chosen + k) % n for k in range(n) if (chosen + k) % n in inn]
-    perm = [-1] * n
-    for new_role, i in enumerate(order):
-        perm[i] = new_role
-    return ("sub" if out else "state"), pot, tuple(t[i] for i in order), perm
-
-
 @dataclass
 class _Game:
     """Transitions of every live state of an n-player game, as arrays."""
@@ -221,36 +181,26 @@ class _Game:
 
 
 def _build_game(variant: Variant, n: int, P: int, sub_index: dict | None) -> _Game:
+    """Every outcome of every state settled by the rules kernel (``fill_transitions``)."""
     T = variant.tokens
     states = _live_states(T, n)
     index = {s: i for i, s in enumerate(states)}
     Ns = len(states)
+    pots = np.array([pot for pot, _ in states], dtype=np.int64)
+    toks = np.array([t for _, t in states], dtype=np.int64).reshape(Ns, n)
     kind = np.full((Ns, n, n, P), -1, dtype=np.int8)
-    nxt = np.zeros((Ns, n, n, P), dtype=np.int64)
+    nxt_pot = np.zeros((Ns, n, n, P), dtype=np.int64)
+    nxt_tok = np.zeros((Ns, n, n, P, n), dtype=np.int64)
     perm = np.zeros((Ns, n, n, P, n), dtype=np.int64)
-    term = {o: np.zeros((Ns, n, n, P, n)) for o in OBJECTIVES}
-    for si, (pot, toks) in enumerate(states):
-        for lo in range(n):
-            for w in range(n):
-                if lo == w:
-                    continue
-                for p in range(1, P):
-                    r = _after_round(variant, n, pot, toks, lo, w, p)
-                    if r[0] == "end":
-                        kind[si, lo, w, p] = 0
-                        term["pay"][si, lo, w, p] = r[1]
-                        term["win"][si, lo, w, p] = r[2]
-                        continue
-                    _, pot2, toks2, pm = r
-                    perm[si, lo, w, p] = pm
-                    if r[0] == "state":
-                        kind[si, lo, w, p] = 1
-                        nxt[si, lo, w, p] = index[(pot2, toks2)]
-                    else:
-                        kind[si, lo, w, p] = 2
-                        nxt[si, lo, w, p] = sub_index[(pot2, toks2)]
-                        for o in OBJECTIVES:  # the player out has won and does not pay
-                            term[o][si, lo, w, p] = [1.0 if pm[j] < 0 else 0.0 for j in range(n)]
+    win = np.zeros((Ns, n, n, P, n))
+    pay = np.zeros((Ns, n, n, P, n))
+    K3.fill_transitions(pots, toks, n, P, R.params(variant), kind, nxt_pot, nxt_tok, perm, win, pay)
+    nxt = np.zeros((Ns, n, n, P), dtype=np.int64)
+    for where, lookup, m in ((kind == 1, index, n), (kind == 2, sub_index, n - 1)):
+        for i in zip(*np.nonzero(where)):
+            nxt[i] = lookup[(int(nxt_pot[i]), tuple(int(x) for x in nxt_tok[i][:m]))]
+    # a player out under last_holder has won and never pays: utility 1 for both objectives
+    term = {"pay": np.where((kind == 0)[..., None], 1.0 - pay, win), "win": win}
     return _Game(states, index, kind, nxt, perm, term)
 
 
