@@ -77,7 +77,8 @@ from . import dice
 from .solver import MAX_SOLVER_TOKENS, _round_table_cached
 from .variants import Variant
 
-__all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS_3", "Solution3", "solve", "check_players", "check_objective"]
+__all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS_3", "Solution3", "solve", "check_players", "check_objective",
+           "format_summary"]
 
 OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 3
@@ -541,3 +542,22 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", tol: float
                          f"allowed: 1 to {cap}")
     sub = solve(variant, 2, objective, tol, max_iter) if n == 3 and variant.end == "last_holder" else None
     return _solve(variant, n, objective, tol, max_iter, sub)
+
+
+_GOAL = {"pay": "each player minimises its own P(paying)", "win": "each player maximises its own win share"}
+
+
+def format_summary(out: dict) -> str:
+    """:meth:`Solution3.summary` as text for the solve command."""
+    conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
+    lines = [f"{out['variant']}, {out['players']} players, an equilibrium where {_GOAL[out['objective']]}",
+             f"solved in {out['seconds']:.1f} s ({out['iterations']} iterations){conv}, "
+             f"certified in {out['certificate_seconds']:.1f} s", "",
+             "  seat   P(pay)     win share", "  " + "-" * 27]
+    for row in out["seats"]:
+        lines.append(f"  {row['seat']:<5}  {100 * row['p_pay']:7.4f}%  {100 * row['p_win']:7.4f}%")
+    lines += ["", f"expected rounds = {out['expected_rounds']:.4f}",
+              f"exploitability = {out['exploitability']:.2g} (the most any one player gains by deviating alone, "
+              f"from the start; from any state: {out['exploitability_any_state']:.2g})",
+              "Seat 0 leads the first round; values are exact (no sampling)."]
+    return "\n".join(lines)
