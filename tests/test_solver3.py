@@ -89,3 +89,22 @@ def test_bad_arguments_are_named(kwargs, match):
 def test_too_many_tokens_for_three_players():
     with pytest.raises(ValueError, match="tokens: 31 is too many"):
         solve(Variant.from_preset("super421", ["tokens=31"]), 3)
+
+
+def test_solve_command_for_three_players():
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "four21sim.solve", "--set", "tokens=2", "--players", "3", "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    sol = solve(Variant.from_preset("super421", ["tokens=2"]), 3)
+    assert [s["p_pay"] for s in out["seats"]] == pytest.approx(list(sol.seat_p_pay), abs=1e-15)
+    assert [s["p_win"] for s in out["seats"]] == pytest.approx(list(sol.seat_p_win), abs=1e-15)
+    for key in ("expected_rounds", "exploitability", "iterations", "seconds"):
+        assert key in out
+    bad = subprocess.run([sys.executable, "-m", "four21sim.solve", "--players", "5"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--players: '5' is not allowed; allowed: 2 or 3" in bad.stderr
+    assert "Traceback" not in bad.stderr
