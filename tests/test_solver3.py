@@ -108,3 +108,11 @@ def test_solve_command_for_three_players():
     bad = subprocess.run([sys.executable, "-m", "four21sim.solve", "--players", "5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--players: '5' is not allowed; allowed: 2 or 3" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_the_public_solver_takes_the_number_of_players():
+    v = Variant.from_preset("super421", ["tokens=2"])
+    assert solver2.solve(v, players=3) is solve(v, 3, "pay")
+    assert solver2.solve(v, players=2).p_seat0 == solver2.solve(v).p_seat0
+    with pytest.raises(ValueError, match="players: 4 is not allowed"):
+        solver2.solve(v, players=4)
