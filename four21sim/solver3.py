@@ -426,6 +426,7 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
            sub: Solution3 | None) -> Solution3:
     t0 = time.perf_counter()
     S_ = _Solver(variant, n, objective, sub)
+    t_setup = time.perf_counter() - t0
     G = S_.game
     Ns = len(G.states)
     sub_V = S_.sub_val if sub is not None else None
@@ -459,11 +460,13 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
     basis = V.copy()
     # the décharge profile's exact values; the charge is solved against them
     V[dech] = profile_values(objective)[dech]
+    t_dech = time.perf_counter() - t0 - t_setup
     for group in S_.charge_order:
         for s in group:
             u, d = S_.round(s, S_.succ(s, V, sub_V), want_dist=True)
             V[s] = basis[s] = u
             dist[s] = d
+    t_charge = time.perf_counter() - t0 - t_setup - t_dech
     values = {o: profile_values(o) for o in OBJECTIVES}
     rounds = S_.expected_rounds(dist)
     seconds = time.perf_counter() - t0
@@ -472,7 +475,9 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
     gain = W - values[objective]
     return Solution3(variant, n, objective, G.states, values[objective], 1.0 - values["pay"], values["win"],
                      rounds, gain, iterations, residual, converged, br_it, seconds, time.perf_counter() - t1,
-                     info={"value_gap": float(np.abs(values[objective] - V).max())})
+                     info={"value_gap": float(np.abs(values[objective] - V).max()), "setup_seconds": t_setup,
+                           "decharge_seconds": t_dech, "charge_seconds": t_charge,
+                           "states": len(G.states), "decharge_states": len(dech)})
 
 
 def _best_responses(S_: _Solver, basis: np.ndarray, V_charge: np.ndarray, V: np.ndarray, tol: float,
