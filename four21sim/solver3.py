@@ -23,8 +23,10 @@ utility per role.
   the continuation values once choices are fixed). It stops when the Bellman
   residual (the largest change a player could obtain at one decision against the
   profile's own values) is below ``tol``. Equilibria of non-zero-sum games need
-  not be unique and this iteration need not converge; ``converged`` says whether
-  it did, otherwise the profile with the smallest residual is kept.
+  not be unique and this iteration need not converge (it can cycle between
+  profiles, each best against the other's values); ``converged`` says whether it
+  did. Otherwise it stops after 10 iterations without progress and keeps the
+  profile with the smallest residual, whose exploitability the certificate gives.
 - The charge is acyclic (the pot only shrinks): its states are solved once each,
   by increasing pot (every successor has a smaller pot).
 - Under ``end = last_holder`` a player going out leaves a 2-player game, solved
@@ -232,6 +234,12 @@ class Solution3:
     br_iterations : int
         Policy-iteration steps of the best responses (all roles together).
     seconds, certificate_seconds : float
+    basis : ndarray
+        ``[s, j]``: the values the choices were made against, to recompute them: a
+        décharge state's choices are best against ``basis`` (the last iterate), a
+        charge state's against ``value`` in the décharge and ``basis`` in the charge.
+    sub : Solution3 or None
+        The 2-player game left when a player goes out under ``last_holder``.
     """
 
     variant: Variant
@@ -249,6 +257,8 @@ class Solution3:
     br_iterations: int
     seconds: float
     certificate_seconds: float
+    basis: np.ndarray
+    sub: "Solution3 | None" = None
     info: dict = field(default_factory=dict)
 
     @property
@@ -423,7 +433,7 @@ class _Solver:
 
 
 def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
-           sub: Solution3 | None) -> Solution3:
+           sub: Solution3 | None, stall: int = 10) -> Solution3:
     t0 = time.perf_counter()
     S_ = _Solver(variant, n, objective, sub)
     t_setup = time.perf_counter() - t0
@@ -449,14 +459,16 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
                 u, d = S_.round(s, S_.succ(s, V, sub_V), want_dist=True)
                 residual = max(residual, float(np.abs(u - V[s]).max()))
                 dist[s] = d
-            if best is None or residual < best[0]:
-                best = (residual, V[dech].copy(), dist[dech].copy())
+            if best is None or residual < best[0] * (1 - 1e-6):
+                best = (residual, V[dech].copy(), dist[dech].copy(), iterations)
             if residual <= tol:
                 converged = True
                 break
+            if iterations - best[3] >= stall:  # no progress: the iteration cycles
+                break
             V[dech] = profile_values(objective)[dech]
         if not converged:  # keep the profile with the smallest residual
-            residual, V[dech], dist[dech] = best
+            residual, V[dech], dist[dech], _ = best
     basis = V.copy()
     # the décharge profile's exact values; the charge is solved against them
     V[dech] = profile_values(objective)[dech]
@@ -475,6 +487,7 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
     gain = W - values[objective]
     return Solution3(variant, n, objective, G.states, values[objective], 1.0 - values["pay"], values["win"],
                      rounds, gain, iterations, residual, converged, br_it, seconds, time.perf_counter() - t1,
+                     basis, sub,
                      info={"value_gap": float(np.abs(values[objective] - V).max()), "setup_seconds": t_setup,
                            "decharge_seconds": t_dech, "charge_seconds": t_charge,
                            "states": len(G.states), "decharge_states": len(dech)})
@@ -531,7 +544,8 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", tol: float
     tol : float
         Bellman residual at which the décharge iteration stops.
     max_iter : int
-        Cap on the décharge iterations (and on the best responses' policy iteration).
+        Cap on the décharge iterations (and on the best responses' policy iteration);
+        the décharge also stops after 10 iterations without a smaller residual.
 
     Returns
     -------
