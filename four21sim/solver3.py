@@ -80,7 +80,7 @@ from .solver import MAX_SOLVER_TOKENS, _round_table_cached
 from .variants import Variant
 
 __all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS_3", "Solution3", "solve", "check_players", "check_objective",
-           "format_summary"]
+           "format_summary", "engine_tables", "engine_rows"]
 
 OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 3
@@ -580,3 +580,64 @@ def format_summary(out: dict) -> str:
               f"from the start; from any state: {out['exploitability_any_state']:.2g})",
               "Seat 0 leads the first round; values are exact (no sampling)."]
     return "\n".join(lines)
+
+
+def engine_rows(variant: Variant) -> int:
+    """Number of contexts of :func:`engine_tables` for ``variant``."""
+    T = variant.tokens
+    pot_max = T if variant.charge_throws > 1 else 0
+    n_idx = sum((T - q + 1) * (T - q + 2) // 2 for q in range(pot_max + 1))
+    return T + 1 + n_idx * (1 + _NH * (3 if variant.fewer_throws_wins else 1))
+
+
+def engine_tables(sol: Solution3) -> tuple[np.ndarray, np.ndarray]:
+    """The 3-player profile as engine decision tables in context mode 2 (docs/engine.md).
+
+    ``lead[ctx, throws_left-1, h]`` and ``foll[ctx, hL, count-1, made-1, h]`` (the
+    target of a follower is the leader's hand). Rows ``0..tokens``: two players in
+    play (under ``last_holder``), by the leader's tokens; then, per 3-player state
+    ``i = round_state_index(pot, a, b)``, rows ``tokens+1 + i*(1+56F)``: the leader and
+    the first follower, then ``+ 1 + h1*F + (f1-1)`` the second follower after the
+    first stopped on h1 after f1 throws (F = 3 with fewer_throws_wins, else 1). With
+    a one-throw charge nobody decides in the charge, so the table stops after the
+    décharge states. Every choice is recomputed from the values it was made against.
+    """
+    from ._kernels import round_state_index
+
+    if sol.players != 3:
+        raise ValueError(f"players: {sol.players} is not allowed; allowed: 3 (engine tables of the equilibrium)")
+    v = sol.variant
+    T = v.tokens
+    F = 3 if v.fewer_throws_wins else 1
+    R_ = 1 + _NH * F
+    pot_max = T if v.charge_throws > 1 else 0
+    rows = engine_rows(v)
+    lead = np.broadcast_to((dice.FULL_KEEP + np.arange(_NH)).astype(dice.KEEP_DTYPE), (rows, 2, _NH)).copy()
+    foll = np.zeros((rows, _NH, 3, 2, _NH), dtype=dice.KEEP_DTYPE)  # unused entries re-throw all: legal
+    S_ = _Solver(v, 3, sol.objective, sol.sub)
+    sub_V = S_.sub_val if sol.sub is not None else None
+    dech = S_.pots == 0
+    charge_basis = np.where(dech[:, None], sol.value, sol.basis)
+
+    def fill(row, L, solver):
+        for tl in range(1, L):
+            lead[row, tl - 1] = solver.lead_eq[L - tl - 1]
+        foll[row] = solver.f1_eq
+
+    for s, (pot, toks) in enumerate(sol.states):
+        if pot > pot_max:
+            continue
+        S_.round(s, S_.succ(s, sol.basis if pot == 0 else charge_basis, sub_V))
+        L = v.decharge_throws if pot == 0 else v.charge_throws
+        row = T + 1 + int(round_state_index(pot, toks[0], toks[1], T)) * R_
+        fill(row, L, S_)
+        # f2_eq[hL, c-1, h1, f1-1, made-1, h] -> foll[row + 1 + h1*F + f1-1, hL, c-1, made-1, h]
+        block = S_.f2_eq[:, :, :, :F].transpose(2, 3, 0, 1, 4, 5).reshape(_NH * F, _NH, 3, 2, _NH)
+        foll[row + 1:row + R_] = block
+    if sol.sub is not None:
+        S2 = _Solver(v, 2, sol.sub.objective, None)
+        for s, (pot, (a, b)) in enumerate(sol.sub.states):
+            if pot == 0:
+                S2.round(s, S2.succ(s, sol.sub.basis, None))
+                fill(a, v.decharge_throws, S2)
+    return lead, foll
