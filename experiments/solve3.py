@@ -60,7 +60,11 @@ def _report(rows: list[dict], growth: list[dict], meta: dict) -> str:
              "one player gains (in the probability it optimises) by deviating alone from the start, against the "
              "others' fixed strategies, computed exactly by a best response; *any state*: the same from every "
              "state and role. Time: wall clock of one solve including the certificate, in its own process; "
-             "memory: that process's peak resident set.", ""]
+             "memory: that process's peak resident set.", "",
+             "*Converged* says whether the décharge iteration reached a Bellman residual of 1e-13. Where it did "
+             "not, it cycled between profiles that differ only where the player choosing is indifferent (within "
+             "the 1e-12 tie tolerance) but the others are not; the profile kept is certified by its "
+             "exploitability, which is what says whether it is an equilibrium.", ""]
     for objective in sorted({r["objective"] for r in rows}):
         what = "minimises its own P(pay)" if objective == "pay" else "maximises its own win share"
         lines += [f"## Each player {what}", "",
@@ -103,6 +107,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="results/solve3", help="output directory (default results/solve3)")
     p.add_argument("--objectives", default="pay,win", help="comma-separated: pay, win (default both)")
     p.add_argument("--no-growth", action="store_true", help="skip the runs with fewer tokens")
+    p.add_argument("--report-only", action="store_true", help="rewrite REPORT.md from OUT/solve3.json")
     p.add_argument("--one", metavar="PRESET", help=argparse.SUPPRESS)
     p.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
     p.add_argument("--objective", default="pay", help=argparse.SUPPRESS)
@@ -117,6 +122,11 @@ def main(argv=None) -> int:
         return 2
     from four21sim.atomic import write_text_atomic
     from four21sim.sweep import _git_commit, _versions
+
+    if args.report_only:
+        data = json.loads((Path(args.out) / "solve3.json").read_text())
+        write_text_atomic(Path(args.out) / "REPORT.md", _report(data["presets"], data["growth"], data["meta"]))
+        return 0
 
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows = []

@@ -76,6 +76,7 @@ import numpy as np
 from . import _rules as R
 from . import _solver3_kernels as K3
 from . import dice
+from ._solver_kernels import FOLLOWER_LOSES, LEADER_LOSES, TIE
 from .solver import MAX_SOLVER_TOKENS, _round_table_cached
 from .variants import Variant
 
@@ -145,7 +146,6 @@ def round_tables(variant: Variant, players: int, phase: str) -> tuple[np.ndarray
     T = variant.tokens
     if players == 2:
         code2, pay2 = _round_table_cached(variant, phase)
-        from ._solver_kernels import FOLLOWER_LOSES, LEADER_LOSES, TIE
         to_sig = np.zeros(3, dtype=np.int64)
         to_sig[LEADER_LOSES], to_sig[FOLLOWER_LOSES], to_sig[TIE] = 2, 0, 1  # sign(kL - kF) + 1
         code = sig[to_sig[code2]].astype(np.int8)
@@ -440,7 +440,6 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
     G = S_.game
     Ns = len(G.states)
     sub_V = S_.sub_val if sub is not None else None
-    term = G.term[objective]
     dech = S_.dech
     V = np.zeros((Ns, n))  # the values the décharge choices are made against (their basis)
     dist = np.zeros((Ns, n, n, S_.P))

@@ -20,7 +20,6 @@ expected number of rounds, so each state's whole vector is compared.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from functools import lru_cache
 
 import numpy as np
