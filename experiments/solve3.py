@@ -92,12 +92,13 @@ def _report(rows: list[dict], growth: list[dict], meta: dict) -> str:
         growth = sorted(growth + [r for r in rows if r["objective"] == "pay" and r["preset"] in GROWTH],
                         key=lambda r: (r["preset"], r["tokens"]))
         lines += ["", "## How it grows with the tokens (objective pay)", "",
-                  "| preset | tokens | states | décharge states | iterations | solve s | certificate s | peak MiB "
-                  "| exploitability |", "| --- | " + "--- | " * 8]
+                  "| preset | tokens | states | décharge states | iterations | converged | solve s | certificate s "
+                  "| peak MiB | exploitability |", "| --- | " + "--- | " * 9]
         for r in growth:
             i = r["info"]
             lines.append(f"| {r['preset']} | {r['tokens']} | {i['states']} | {i['decharge_states']} | "
-                         f"{r['iterations']} | {r['seconds']:.1f} | {r['certificate_seconds']:.1f} | "
+                         f"{r['iterations']} | {'yes' if r['converged'] else 'NO'} | {r['seconds']:.1f} | "
+                         f"{r['certificate_seconds']:.1f} | "
                          f"{r['peak_rss_mib']:.0f} | {r['exploitability']:.1e} |")
     return "\n".join(lines) + "\n"
 
