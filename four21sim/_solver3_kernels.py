@@ -29,6 +29,16 @@ _NH = dice.N_HANDS
 _FULL = dice.FULL_KEEP
 
 
+@njit(**JIT)
+def _compiled_tables():
+    return (_KT_START.copy(), _KT_HAND.copy(), np.array([_FULL]), np.array([_NH]),)
+
+
+def compiled_tables() -> dict:
+    """The tables as compiled into these kernels (see :func:`four21sim._stream.compiled_tables`)."""
+    return dict(zip(('KT_START', 'KT_HAND', 'FULL_KEEP', 'N_HANDS'), _compiled_tables()))
+
+
 @njit(inline="always", **JIT)
 def _keep_values_vec(level, kv, K):
     """``kv[j, k]``: expected ``level[j, hand]`` after keeping k and throwing the rest."""
