@@ -52,7 +52,7 @@ def _run_child(preset: str, tokens: int | None, objective: str) -> dict:
     return json.loads(done.stdout)
 
 
-def _report(rows: list[dict], growth: list[dict], meta: dict) -> str:
+def _report(rows: list[dict], growth: list[dict], meta: dict, again: list[dict] = ()) -> str:
     lines = ["# The exact 3-player game: equilibrium, certificate, cost", "",
              f"Made by `{meta['command']}` at commit {meta['git_commit']} on {meta['machine']} "
              f"({meta['cpus']} cores), {meta['finished']}.", "",
@@ -88,6 +88,16 @@ def _report(rows: list[dict], growth: list[dict], meta: dict) -> str:
         lines.append(f"| {r['preset']} | {r['objective']} | {i['states']} | {i['decharge_states']} | "
                      f"{i['setup_seconds']:.1f} | {i['decharge_seconds']:.1f} | {i['charge_seconds']:.1f} | "
                      f"{r['certificate_seconds']:.1f} |")
+    if again:
+        lines += ["", "## Measured again", "",
+                  "The machine is shared: the same solve takes longer while other jobs run. These were solved "
+                  "again with `python experiments/solve3.py --remeasure PRESET:OBJECTIVE`.", "",
+                  "| preset | objective | when | commit | solve s | certificate s | peak MiB | exploitability |",
+                  "| --- | " + "--- | " * 7]
+        for r in again:
+            lines.append(f"| {r['preset']} | {r['objective']} | {r['measured']} | {r['git_commit']} | "
+                         f"{r['seconds']:.1f} | {r['certificate_seconds']:.1f} | {r['peak_rss_mib']:.0f} | "
+                         f"{r['exploitability']:.1e} |")
     if growth:
         growth = sorted(growth + [r for r in rows if r["objective"] == "pay" and r["preset"] in GROWTH],
                         key=lambda r: (r["preset"], r["tokens"]))
@@ -109,6 +119,9 @@ def main(argv=None) -> int:
     p.add_argument("--objectives", default="pay,win", help="comma-separated: pay, win (default both)")
     p.add_argument("--no-growth", action="store_true", help="skip the runs with fewer tokens")
     p.add_argument("--report-only", action="store_true", help="rewrite REPORT.md from OUT/solve3.json")
+    p.add_argument("--remeasure", metavar="PRESET:OBJECTIVE",
+                   help="solve one preset again (e.g. alone on the machine), add it to OUT/solve3.json as a "
+                        "re-measurement and rewrite REPORT.md")
     p.add_argument("--one", metavar="PRESET", help=argparse.SUPPRESS)
     p.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
     p.add_argument("--objective", default="pay", help=argparse.SUPPRESS)
@@ -124,9 +137,21 @@ def main(argv=None) -> int:
     from four21sim.atomic import write_text_atomic
     from four21sim.sweep import _git_commit, _versions
 
-    if args.report_only:
+    if args.report_only or args.remeasure:
         data = json.loads((Path(args.out) / "solve3.json").read_text())
-        write_text_atomic(Path(args.out) / "REPORT.md", _report(data["presets"], data["growth"], data["meta"]))
+        if args.remeasure:
+            preset, _, objective = args.remeasure.partition(":")
+            if preset not in PRESET_NAMES or objective not in ("pay", "win"):
+                print(f"solve3: error: --remeasure: {args.remeasure!r} is not allowed; allowed: PRESET:OBJECTIVE "
+                      f"with PRESET in {', '.join(PRESET_NAMES)} and OBJECTIVE pay or win", file=sys.stderr)
+                return 2
+            row = _run_child(preset, None, objective)
+            row["measured"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            row["git_commit"] = _git_commit()
+            data.setdefault("remeasured", []).append(row)
+            write_text_atomic(Path(args.out) / "solve3.json", json.dumps(data, indent=1))
+        write_text_atomic(Path(args.out) / "REPORT.md",
+                          _report(data["presets"], data["growth"], data["meta"], data.get("remeasured", [])))
         return 0
 
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
