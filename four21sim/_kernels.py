@@ -35,7 +35,8 @@ _NH = dice.N_HANDS
 K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
 N_PK = 4
 KIND_TABLE, KIND_RANDOM = 0, 1
-CTX_NONE, CTX_TOKENS = 0, 1  # decisions ignore the tokens / read (pot, own tokens)
+# decisions ignore the tokens / read (pot, own tokens) / read the round (3-player equilibrium)
+CTX_NONE, CTX_TOKENS, CTX_ROUND = 0, 1, 2
 LEAD_SLOTS = 2  # lead[ctx, throws_left - 1, hand], throws_left = 1..2
 # The follower tables keep only the (count, made) pairs that occur (made < count), in this
 # order: pair (count, made) is slot count + made - 3.
@@ -59,10 +60,37 @@ def compiled_tables() -> dict:
 
 # ------------------------------------------------------------- decisions (engine.md "Decisions")
 @njit(inline="always", **JIT)
-def context(pk, p, pot, own, tokens):
-    """The decision context of policy p for a player holding ``own`` tokens."""
-    if pk[p, K_CTX] == CTX_TOKENS:
-        return pot * (tokens + 1) + own
+def round_state_index(pot, a, b, tokens):
+    """Index of the 3-player state (pot, leader a, next seat b, the rest) among all
+    (pot, a, b) with pot + a + b <= tokens, by pot, then a, then b."""
+    idx = 0
+    for q in range(pot):
+        rest = tokens - q
+        idx += (rest + 1) * (rest + 2) // 2
+    rest = tokens - pot
+    return idx + a * (rest + 1) - a * (a - 1) // 2 + b
+
+
+@njit(inline="always", **JIT)
+def context(pk, p, pot, tok, order, m, j, hands, throws, tokens, ftw):
+    """The decision context of policy p for the j-th player of the round (0: the leader).
+
+    CTX_ROUND (docs/engine.md): rows 0..tokens for two players in play (the leader's
+    tokens), then per 3-player state a block of ``1 + 56*F`` rows (F = 3 with
+    fewer_throws_wins, else 1): the leader and the first follower read its first row,
+    the second follower the row of the first follower's hand (and throws).
+    """
+    mode = pk[p, K_CTX]
+    if mode == CTX_TOKENS:
+        return pot * (tokens + 1) + tok[order[j]]
+    if mode == CTX_ROUND:
+        if m == 2:
+            return tok[order[0]]
+        f = 3 if ftw else 1
+        ctx = tokens + 1 + round_state_index(pot, tok[order[0]], tok[order[1]], tokens) * (1 + _NH * f)
+        if j == 2:
+            ctx += 1 + hands[1] * f + (throws[1] - 1 if ftw else 0)
+        return ctx
     return 0
 
 
@@ -258,6 +286,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
     taken = ws[W_TAKEN]
     T = prm[R.P_TOKENS]
     may_stop_follower = prm[R.P_EXACT] == 0
+    ftw = prm[R.P_FTW] == 1
     max_rounds = prm[R.P_MAX_ROUNDS]
     for i in range(lo, hi):
         start_game(rs, ri, seedmix, first_game + i)
@@ -285,16 +314,18 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             # steps 2-3: the leader sets the count, the followers play to it in turn,
             # each seeing the worst hand so far (its 'target')
             p = seat_pol[leader]
-            h, count = turn(pk, lead, foll, p, True, context(pk, p, pot, tok[leader], T), 0,
-                            R.throw_limit(phase, prm), True, rs, ri)
+            ctx = context(pk, p, pot, tok, order, m, 0, hands, throws, T, ftw)
+            h, count = turn(pk, lead, foll, p, True, ctx, 0, R.throw_limit(phase, prm), True, rs, ri)
             hands[0] = h
             throws[0] = count
             worst = h
             for j in range(1, m):
                 s = order[j]
                 p = seat_pol[s]
-                h, made = turn(pk, lead, foll, p, False, context(pk, p, pot, tok[s], T), worst, count,
-                               may_stop_follower, rs, ri)
+                # a CTX_ROUND policy sees the leader's hand as its target, the rest in its context
+                target = hands[0] if pk[p, K_CTX] == CTX_ROUND else worst
+                ctx = context(pk, p, pot, tok, order, m, j, hands, throws, T, ftw)
+                h, made = turn(pk, lead, foll, p, False, ctx, target, count, may_stop_follower, rs, ri)
                 hands[j] = h
                 throws[j] = made
                 if rank[h] > rank[worst]:

@@ -38,6 +38,9 @@ The named policies
     drawing from the game's random stream. A baseline, not a strategy.
 ``optimal``
     The exact 2-player optimum of :mod:`four21sim.solver` (2 players only).
+``equilibrium``
+    The certified 3-player equilibrium of :mod:`four21sim.solver3` (each player
+    minimising its own P(pay)), in context mode 2 (docs/engine.md); 3 players only.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ class Policy:
     name : str
     kind : {'table', 'random'}
     ctx_mode : int
-        0: decisions ignore the token state; 1: indexed by ``pot * (tokens+1) + own``.
+        0: decisions ignore the token state; 1: indexed by ``pot * (tokens+1) + own``;
+        2: indexed by the round's state and the hands before (docs/engine.md).
     lead, foll : ndarray of int8
         Decision tables (see the module docstring); empty for ``random``.
     variant : Variant
@@ -180,6 +184,15 @@ def _optimal(variant: Variant) -> Policy:
                         info={"p_seat0": sol.p_seat0})
 
 
+@lru_cache(maxsize=8)
+def _equilibrium(variant: Variant) -> Policy:
+    from . import solver3
+    sol = solver3.solve(variant, 3)
+    lead, foll = solver3.engine_tables(sol)
+    return table_policy("equilibrium", variant, lead, foll, ctx_mode=2, players=3,
+                        info={"p_pay": sol.seat_p_pay.tolist(), "exploitability": sol.exploitability})
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """One named policy: the registry row every list of policy names derives from.
@@ -217,6 +230,8 @@ REGISTRY: tuple[PolicySpec, ...] = (
                "a follower plays not to lose to the worst hand on the table; a leader stops at the median hand"),
     PolicySpec("random", _random, False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
     PolicySpec("optimal", _optimal, True, (2, 2), "the exact 2-player optimum of the solver"),
+    PolicySpec("equilibrium", _equilibrium, True, (3, 3),
+               "the certified 3-player equilibrium of solver3 (each minimises its own P(pay))"),
 )
 _SPEC = {p.name: p for p in REGISTRY}
 POLICY_NAMES: tuple[str, ...] = tuple(_SPEC)
@@ -319,16 +334,20 @@ def check_policy(policy: Policy, variant: Variant, players: int | None = None) -
     hands = np.arange(_NH)
     if ((lead < 0) | (lead >= dice.N_KEEPS)).any() or not _LEGAL[hands, lead].all():
         raise ValueError(f"policies: policy {policy.name!r} keeps dice its leader does not hold")
-    if ((foll < 0) | (foll >= dice.N_KEEPS)).any() or not _LEGAL[hands, foll].all():
-        raise ValueError(f"policies: policy {policy.name!r} keeps dice its follower does not hold")
-    if variant.followers == "exact":
-        stops = foll == (dice.FULL_KEEP + hands)
-        used = np.zeros((3, 2), dtype=bool)
-        used[1, 0] = used[2, 0] = used[2, 1] = True  # (count-1, made-1) with made < count
-        if stops[:, :, used, :].any():
+    used = np.zeros((3, 2), dtype=bool)
+    used[1, 0] = used[2, 0] = used[2, 1] = True  # (count-1, made-1) with made < count
+    for lo in range(0, foll.shape[0], 2048):  # in blocks: the 3-player tables are large
+        part = foll[lo:lo + 2048]
+        if ((part < 0) | (part >= dice.N_KEEPS)).any() or not _LEGAL[hands, part].all():
+            raise ValueError(f"policies: policy {policy.name!r} keeps dice its follower does not hold")
+        if variant.followers == "exact" and (part == (dice.FULL_KEEP + hands))[:, :, used, :].any():
             raise ValueError(f"policies: policy {policy.name!r} lets a follower stop early, "
                              "which the 'exact' follower rule forbids")
-    if policy.ctx_mode == 1:
-        need = (variant.tokens + 1) ** 2
+    if policy.ctx_mode in (1, 2):
+        if policy.ctx_mode == 1:
+            need = (variant.tokens + 1) ** 2
+        else:
+            from .solver3 import engine_rows
+            need = engine_rows(variant)
         if lead.shape[0] != need:
             raise ValueError(f"policies: policy {policy.name!r} has {lead.shape[0]} contexts, needs {need}")

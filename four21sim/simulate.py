@@ -137,7 +137,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     policies : str, Policy or sequence
         One policy for every seat, or one per seat (seat 0 leads the first round).
         Names: ``sec``, ``chase421``, ``greedy``, ``table-aware``, ``random``,
-        ``optimal`` (2 players).
+        ``optimal`` (2 players), ``equilibrium`` (3 players: :mod:`four21sim.solver3`).
     games : int
         Number of games, >= 1.
     seed : int

@@ -194,7 +194,8 @@ def _phase_args(variant: Variant, pot: int, tables):
 
 
 @lru_cache(maxsize=32)
-def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> Solution:
+def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000, *, players: int = 2,
+          objective: str = "pay"):
     """Solve the 2-player game of ``variant`` exactly (cached per variant).
 
     Parameters
@@ -203,11 +204,18 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000) -> So
         Any variant with ``tokens <= MAX_SOLVER_TOKENS``.
     tol : float
         Convergence: the largest Bellman residual allowed at the end.
+    players : int
+        2 (this solver) or 3: then the certified equilibrium of
+        :func:`four21sim.solver3.solve` for ``objective`` ('pay' or 'win'),
+        a :class:`~four21sim.solver3.Solution3`.
 
     Returns
     -------
     Solution
     """
+    if players != 2:
+        from . import solver3
+        return solver3.solve(variant, solver3.check_players(players), solver3.check_objective(objective))
     if not isinstance(variant, Variant):
         raise ValueError(f"variant: {variant!r} is not a Variant")
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < float("inf"):

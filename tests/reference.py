@@ -186,29 +186,46 @@ def _is_stop(hand: tuple, keep: int) -> bool:
     return keep == FULL_KEEP + HAND_INDEX[hand]
 
 
-def _context(policy, variant, pot: int, own: int) -> int:
+def _context(policy, variant, pot: int, own: int, round_info=None) -> int:
+    """The table row (docs/engine.md); ``round_info`` = (tokens by playing order, the
+    (hand, throws) of the players before, in playing order) for context mode 2."""
     if policy.ctx_mode == 0:
         return 0
-    return pot * (variant.tokens + 1) + own
+    if policy.ctx_mode == 1:
+        return pot * (variant.tokens + 1) + own
+    toks, before = round_info
+    T = variant.tokens
+    if len(toks) == 2:
+        return toks[0]
+    a, b = toks[0], toks[1]
+    states_before = sum(1 for q in range(pot) for x in range(T - q + 1) for y in range(T - q + 1 - x))
+    i = states_before + sum(1 for x in range(a) for y in range(T - pot + 1 - x)) + b
+    f = 3 if variant.fewer_throws_wins else 1
+    ctx = T + 1 + i * (1 + 56 * f)
+    if len(before) == 2:
+        h1, f1 = before[1]
+        ctx += 1 + HAND_INDEX[h1] * f + (f1 - 1 if variant.fewer_throws_wins else 0)
+    return ctx
 
 
-def leader_decision(policy, variant, stream: Stream, hand: tuple, throws_left: int, pot: int, own: int) -> int:
+def leader_decision(policy, variant, stream: Stream, hand: tuple, throws_left: int, pot: int, own: int,
+                    round_info=None) -> int:
     if policy.kind == "random":
         keeps = _keeps_of(hand)
         return keeps[stream.draw(len(keeps))]
-    ctx = _context(policy, variant, pot, own)
+    ctx = _context(policy, variant, pot, own, round_info)
     return int(policy.lead[ctx, throws_left - 1, HAND_INDEX[hand]])
 
 
 def follower_decision(policy, variant, stream: Stream, hand: tuple, target: tuple, count: int, made: int,
-                      pot: int, own: int) -> int:
+                      pot: int, own: int, round_info=None) -> int:
     if policy.kind == "random":
         keeps = _keeps_of(hand)
         if variant.followers == "exact":
             rethrows = keeps[1:]                 # stop is not allowed
             return rethrows[stream.draw(len(rethrows))]
         return keeps[stream.draw(len(keeps))]
-    ctx = _context(policy, variant, pot, own)
+    ctx = _context(policy, variant, pot, own, round_info)
     return int(policy.foll[ctx, HAND_INDEX[target], count - 1, made - 1, HAND_INDEX[hand]])
 
 
@@ -323,7 +340,8 @@ def play_game(variant, players: int, policies: Sequence, seed: int, game: int,
         hand = throw_three(stream)
         made = 1
         while made < limit:
-            keep = leader_decision(pol, variant, stream, hand, limit - made, pot, tokens[leader])
+            keep = leader_decision(pol, variant, stream, hand, limit - made, pot, tokens[leader],
+                                   ([tokens[s] for s in order], []))
             _check_keep(hand, keep)
             if _is_stop(hand, keep):
                 break
@@ -337,10 +355,13 @@ def play_game(variant, players: int, policies: Sequence, seed: int, game: int,
         for p in order[1:]:
             target = max(hands.values(), key=lambda h: rank[h])  # worst hand on the table so far
             pol = policies[p]
+            round_info = ([tokens[s] for s in order], [(hands[s], throws[s]) for s in order if s in hands])
+            if pol.ctx_mode == 2:  # the 3-player equilibrium sees the leader's hand as its target
+                target = hands[leader]
             hand = throw_three(stream)
             made = 1
             while made < count:
-                keep = follower_decision(pol, variant, stream, hand, target, count, made, pot, tokens[p])
+                keep = follower_decision(pol, variant, stream, hand, target, count, made, pot, tokens[p], round_info)
                 _check_keep(hand, keep)
                 if _is_stop(hand, keep):
                     if variant.followers == "exact":

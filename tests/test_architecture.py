@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from four21sim import _kernels, _rules, _solver_kernels, _stream, dice, policies, summarize
+from four21sim import _kernels, _rules, _solver3_kernels, _solver_kernels, _stream, dice, policies, summarize
 from four21sim.variants import OPTION_TABLE, OPTIONS, PRESETS, Variant, options_markdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -24,7 +24,8 @@ LIVE = {
 }
 
 
-@pytest.mark.parametrize("module", [_stream, _rules, _kernels, _solver_kernels], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [_stream, _rules, _kernels, _solver_kernels, _solver3_kernels],
+                         ids=lambda m: m.__name__)
 def test_tables_compiled_into_the_kernels_are_the_live_dice_tables(module):
     # numba freezes module globals into the compiled code, and cache=True may load a
     # compilation made from older tables: what the kernel holds must equal dice.py now.

@@ -100,7 +100,7 @@ def _check(variant: Variant, players: int, names: list[str], seed: int, games: i
     simulate, _ = _engine()
     pols = [_compiled(n, variant, players) for n in names]
     for p in pols:
-        assert p.kind in ("table", "random") and p.ctx_mode in (0, 1)
+        assert p.kind in ("table", "random") and p.ctx_mode in (0, 1, 2)
     result = simulate(variant, players=players, policies=list(names), games=games, seed=seed, records=True)
     got = _engine_records(result.records)
     want = R.play_games(variant, players, pols, seed=seed, games=games)

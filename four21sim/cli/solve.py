@@ -4,6 +4,8 @@ Prints P(seat 0 wins) and the expected number of rounds, then the leader's table
 for the first round (or any ``--state``): for every hand and number of throws made,
 stop or which dice to keep, with the leader's probability of winning the game.
 ``--follower HAND,COUNT`` prints the follower's table against that leader instead.
+``--players 3`` prints, per seat, P(pay) and the win share under the equilibrium
+found by :mod:`four21sim.solver3`, with its exploitability.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Sequence
 from .. import dice
 from ..leading import lead_summary
 from ..solver import MAX_SOLVER_TOKENS, check_state, solve
+from ..solver3 import OBJECTIVES, check_players, format_summary
+from ..solver3 import solve as solve3
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim solve"
@@ -25,6 +29,7 @@ _EPILOG = """examples:
   four21sim solve --variant super421-lebon --set tokens=1
   four21sim solve --variant classic --state 0,10,11,1
   four21sim solve --variant super421 --follower 611,2 --json
+  four21sim solve --variant super421 --players 3 --json
 
 The rules are in docs/rules.md; four21sim advise gives the same game answer for one hand.
 """
@@ -41,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "leading the round (default: the start, tokens,0,0,0)")
     p.add_argument("--follower", metavar="HAND,COUNT",
                    help="show the follower's table against a leader who stopped on HAND after COUNT throws")
+    p.add_argument("--players", default="2", metavar="N",
+                   help="2 (default: optimal play, with tables) or 3 (an equilibrium and its certificate)")
+    p.add_argument("--objective", default="pay", choices=OBJECTIVES,
+                   help="with --players 3: what each player optimises, P(pay) or its win share (default: pay)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     add_version(p)
     return p
@@ -69,9 +78,22 @@ def _parse_follower(text: str, limit: int) -> tuple[int, int]:
     return hand, count
 
 
+def _parse_players(text: str) -> int:
+    try:
+        return check_players(int(text))
+    except ValueError:
+        raise ValueError(f"--players: {text!r} is not allowed; allowed: 2 or 3 (the exact solvers)") from None
+
+
 def analyse(argv: Sequence[str] | None = None) -> dict:
     args = build_parser().parse_args(argv)
     variant = variant_from_args(args)
+    players = _parse_players(args.players)
+    if players == 3:
+        for name, given in (("--state", args.state), ("--follower", args.follower)):
+            if given:
+                raise ValueError(f"{name}: {given!r} is not allowed with --players 3; allowed: only with --players 2")
+        return {"json": args.json, "players3": True, **solve3(variant, 3, args.objective).summary()}
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
@@ -84,7 +106,10 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
     a, b = (t0, t1) if leader == 0 else (t1, t0)
     detail = sol.round_detail(pot, a, b)
     order = dice.ORDER[variant.ranking_index]
-    out = {"variant": variant.describe(), "options": variant.options(), "p_seat0_wins": sol.p_seat0,
+    out = {"variant": variant.describe(), "options": variant.options(), "players": 2,
+           "seats": [{"seat": 0, "p_pay": 1.0 - sol.p_seat0, "p_win": sol.p_seat0},
+                     {"seat": 1, "p_pay": sol.p_seat0, "p_win": 1.0 - sol.p_seat0}],
+           "p_seat0_wins": sol.p_seat0,
            "expected_rounds": sol.expected_rounds, "solve_seconds": sol.seconds,
            "state": {"pot": pot, "tokens_seat0": t0, "tokens_seat1": t1, "leader": leader,
                      "phase": "charge" if pot else "decharge", "throws": L},
@@ -135,6 +160,8 @@ def _table(rows: list[dict], throws: int) -> list[str]:
 
 
 def format_text(out: dict) -> str:
+    if out.pop("players3", False):
+        return format_summary(out)
     st = out["state"]
     lines = [f"{out['variant']}, 2 players, both playing optimally (solved in {out['solve_seconds']:.2f} s)",
              f"P(seat 0 wins) = {100 * out['p_seat0_wins']:.4f}%   expected rounds = {out['expected_rounds']:.4f}",
@@ -160,6 +187,7 @@ def format_text(out: dict) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     out = analyse(argv)
     if out.pop("json"):
+        out.pop("players3", None)
         print(json.dumps(out, indent=2))
     else:
         print(format_text(out))
