@@ -394,7 +394,7 @@ def leader_round(ranking: str = "super421", followers: str = "exact", limit: int
     stop_value = [[zero] * dice.N_HANDS for _ in range(limit)]
     for target in range(dice.N_HANDS):
         reward = [one if rank[h] < rank[target] else half if h == target else zero for h in range(dice.N_HANDS)]
-        follower = solve(reward, followers, exact)
+        follower = solve_turn(reward, followers, exact)
         for c in range(1, limit + 1):
             stop_value[c - 1][target] = one - follower.start_value(c)
     value: list = [None] * (limit + 1)

@@ -203,9 +203,7 @@ def play_game(variant: Variant, players: int, seed: int, choose: Callable[[Turn]
             if rank[h] > rank[worst]:
                 worst = h
         rescue = R.is_rescue(hands, m, prm)
-        for j in range(m):
-            keys[j] = R.order_key(hands[j], throws[j], rescue, rank, prm)
-        jl, jw = K.judge(keys, m, rank, tied, roll, rs, ri)
+        jl, jw = K.judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri)
         loser, winner = int(order[jl]), int(order[jw])
         pay = int(R.payout(hands, m, jw, jl, rescue, phase, value, prm))
         swing, pot = R.settle(phase, pot, tok, winner, loser, pay)
