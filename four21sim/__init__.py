@@ -8,7 +8,7 @@
 """
 
 from .loader import Results, load
-from .simulate import SimulationResult, simulate
+from .simulation import SimulationResult, simulate
 from .variants import PRESETS, Variant, get_preset
 
 __version__ = "0.1.0"

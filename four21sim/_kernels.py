@@ -7,7 +7,7 @@ rules kernel's (:mod:`four21sim._rules`); the random stream is
 :mod:`four21sim._stream`; the counters a game adds into are declared in
 :mod:`four21sim._layout`. The plain-Python twin in tests/reference.py implements
 the same contract independently. Public entry points validate their inputs in
-:mod:`four21sim.simulate`; nothing here checks anything.
+:mod:`four21sim.simulation`; nothing here checks anything.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _N_HAND_KEEPS = np.ascontiguousarray(dice.N_HAND_KEEPS)
 _FULL = dice.FULL_KEEP
 _NH = dice.N_HANDS
 
-# pk[p]: what the kernel knows of policy p (filled by simulate.pack_policies)
+# pk[p]: what the kernel knows of policy p (filled by simulation.pack_policies)
 K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
 N_PK = 4
 KIND_TABLE, KIND_RANDOM = 0, 1

@@ -8,7 +8,7 @@ the ``S_*`` slot numbers), the tidy dictionary of arrays a simulation returns
 (:func:`unpack`), and the keys of a study's part files.
 
 Adding a measure: one :class:`Counter` here with its ``S_*`` slot, one increment
-in :mod:`four21sim._kernels`, one line where :mod:`four21sim.simulate` reports it.
+in :mod:`four21sim._kernels`, one line where :mod:`four21sim.simulation` reports it.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def warm_up() -> None:
 
     Workers then load the cache instead of compiling, and never write it concurrently.
     """
-    from .simulate import simulate
+    from .simulation import simulate
     simulate("super421", 2, "sec", games=64, seed=0, records=True)
     simulate("super421", 2, "sec", games=64, seed=0)
 

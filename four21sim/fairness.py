@@ -117,7 +117,7 @@ def paired_pay_differences(variants: dict, players: int, policy: str = "greedy",
         ``variant_a, variant_b, players, seat, diff`` (P(a's seat pays) - P(b's seat pays)),
         ``ci_low, ci_high, independent_half``.
     """
-    from .simulate import simulate
+    from .simulation import simulate
     from .stats import Z95
     labels = list(variants)
     if len(labels) < 2:

@@ -40,7 +40,7 @@ import pandas as pd
 
 from . import policies
 from .fairness import games_identity, hist_quantiles, score_with_interval, tied_groups
-from .simulate import DISTRIBUTIONS, PHASES, SimulationResult
+from .simulation import DISTRIBUTIONS, PHASES, SimulationResult
 from .stats import Z95, holm
 from .study import Config, Study
 from .tasks import SHARE_UNIT, make_tasks, part_identity, part_keys, part_path, read_part

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import atomic_path, write_text_atomic  # noqa: F401  (re-exported)
-from .simulate import _COUNTERS, BLOCK_STATS, SHARE_UNIT, simulate, win_units
+from .simulation import _COUNTERS, BLOCK_STATS, SHARE_UNIT, simulate, win_units
 from .study import Config
 
 __all__ = ["Task", "make_tasks", "run_task", "part_path", "write_part", "read_part", "part_keys",

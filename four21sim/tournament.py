@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .policies import Policy, compile_policy, resolve_policies, table_policy
-from .simulate import SHARE_UNIT, simulate, win_units
+from .simulation import SHARE_UNIT, simulate, win_units
 from .stats import Z95
 from .variants import Variant, get_preset
 

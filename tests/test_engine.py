@@ -1,4 +1,4 @@
-"""Tests of the numba Monte Carlo engine (``four21sim.simulate``) from first principles.
+"""Tests of the numba Monte Carlo engine (``four21sim.simulation``) from first principles.
 
 Every expected number here comes from docs/rules.md, docs/engine.md, exact enumeration of
 the 216 outcomes, the exact Markov chain of tests/markov.py, or a statistical bound
@@ -35,7 +35,7 @@ from rules_tables import RANKING_TEXT
 from four21sim import Variant, dice, odds, simulate
 from four21sim import _stream as K
 from four21sim.policies import compile_policy, median_hand
-from four21sim.simulate import BLOCK_STATS, MAX_RECORD_GAMES
+from four21sim.simulation import BLOCK_STATS, MAX_RECORD_GAMES
 from four21sim.stats import wilson, z_for
 from four21sim.variants import PRESETS
 

@@ -40,7 +40,7 @@ import pytest
 
 import reference as R
 from four21sim import Variant, simulate
-from four21sim._cli import run
+from four21sim.cli._common import run
 from four21sim.atomic import temp_owner
 from four21sim.lock import FolderBusy, FolderLock, remove_orphans
 from four21sim.policies import compile_policy

@@ -15,7 +15,7 @@ __all__ = ["main", "COMMANDS"]
 COMMANDS = {
     "advise": ("four21sim.cli.advise", "which dice to keep: exact odds for the round and the game"),
     "solve": ("four21sim.cli.solve", "the 2-player game solved exactly: who wins, the optimal keep tables"),
-    "sweep": ("four21sim.sweep", "run a study: fairness, first-player advantage, skill, game length"),
+    "sweep": ("four21sim.cli.sweep", "run a study: fairness, first-player advantage, skill, game length"),
     "play": ("four21sim.cli.play", "play a game at the terminal against the optimal or habit players"),
 }
 
@@ -47,11 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_USAGE, file=sys.stderr)
         print(f"four21sim: error: unknown command {name!r}; allowed: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    if name == "sweep":
-        from ._common import run
-        return run(module.main, "sweep", rest)
-    return module.console(rest)
+    return importlib.import_module(COMMANDS[name][0]).console(rest)
 
 
 def console() -> None:
