@@ -17,17 +17,17 @@ import numpy as np
 from . import _layout as Y
 from . import _rules as R
 from . import dice
-from ._numba import JIT, PARALLEL_JIT, njit, prange
-from ._stream import draw_small, fill_dice, game_key, mix64, rethrow, start_game, throw3  # noqa: F401
+from ._numba import JIT, PARALLEL_JIT, ix, njit, prange
+from ._stream import draw_small, fill_dice, game_key, kernel_table, mix64, rethrow, signed_tables, start_game, throw3  # noqa: F401
 
 # Bump when a change alters the games played from a seed (stream, draw order, rules):
 # result directories made under another contract are then refused, never mixed.
 ENGINE_CONTRACT = 1
 
 _U = np.uint64
-_CATEGORY = np.ascontiguousarray(dice.CATEGORY)
-_HAND_KEEPS = np.ascontiguousarray(dice.HAND_KEEPS)
-_N_HAND_KEEPS = np.ascontiguousarray(dice.N_HAND_KEEPS)
+_CATEGORY = kernel_table(dice.CATEGORY)
+_HAND_KEEPS = kernel_table(dice.HAND_KEEPS)
+_N_HAND_KEEPS = kernel_table(dice.N_HAND_KEEPS)
 _FULL = dice.FULL_KEEP
 _NH = dice.N_HANDS
 
@@ -43,9 +43,13 @@ LEAD_SLOTS = 2  # lead[ctx, throws_left - 1, hand], throws_left = 1..2
 FOLL_PAIRS = ((2, 1), (3, 1), (3, 2))
 FOLL_SLOTS = len(FOLL_PAIRS)
 
-# Rows of a block's scratch array: per-seat state of a game, per-player state of a round.
-W_TOK, W_OUT, W_PLACE, W_TOKC, W_ORDER, W_HAND, W_THROWS, W_KEY, W_ROLL, W_TIED, W_TAKEN = range(11)
-N_W = 11
+# Rows of a block's scratch arrays: per-seat state of a game, per-player state of a round.
+# Seats, hands and throws sit in unsigned bytes (wb): read back from there they are known
+# to be non-negative and index other arrays without numba's negative-index check.
+W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN = range(7)
+N_W = 7
+B_ORDER, B_HAND, B_THROWS, B_TIED = range(4)
+N_B = 4
 
 
 @njit(**JIT)
@@ -55,7 +59,8 @@ def _compiled_tables():
 
 def compiled_tables() -> dict:
     """The tables as compiled into these kernels (see :func:`four21sim._stream.compiled_tables`)."""
-    return dict(zip(('CATEGORY', 'HAND_KEEPS', 'N_HAND_KEEPS', 'FULL_KEEP', 'N_HANDS'), _compiled_tables()))
+    return dict(zip(('CATEGORY', 'HAND_KEEPS', 'N_HAND_KEEPS', 'FULL_KEEP', 'N_HANDS'),
+                    signed_tables(_compiled_tables())))
 
 
 # ------------------------------------------------------------- decisions (engine.md "Decisions")
@@ -109,8 +114,8 @@ def decide(pk, lead, foll, p, leading, ctx, target, limit, made, h, may_stop, rs
     if pk[p, K_KIND] == KIND_RANDOM:
         return random_keep(h, may_stop, rs, ri)
     if leading:
-        return lead[pk[p, K_LEAD_OFF] + (ctx * LEAD_SLOTS + (limit - made - 1)) * _NH + h]
-    return foll[pk[p, K_FOLL_OFF] + ((ctx * _NH + target) * FOLL_SLOTS + (limit + made - 3)) * _NH + h]
+        return lead[ix(pk[p, K_LEAD_OFF] + (ctx * LEAD_SLOTS + (limit - made - 1)) * _NH + h)]
+    return foll[ix(pk[p, K_FOLL_OFF] + ((ctx * _NH + target) * FOLL_SLOTS + (limit + made - 3)) * _NH + h)]
 
 
 # ------------------------------------------------------------- steps 2-3: a turn
@@ -157,23 +162,28 @@ def roll_off(tied, nt, worst, rank, roll, rs, ri):
 @njit(inline="always", **JIT)
 def judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri):
     """The round's loser, then its winner among the others (indices into the round)."""
+    # Two passes, extremes then who holds them: tracking the index in the first pass made
+    # LLVM turn one of its selects into a branch (x86 cmov conversion), mispredicted in
+    # about half the rounds (classic 2p ran ~8% slower).
     top = -(1 << 30)
     low = 1 << 30
+    for j in range(m):
+        k = R.order_key(hands[j], throws[j], rescue, rank, prm)
+        keys[j] = k
+        top = max(top, k)
+        low = min(low, k)
     ntop = 0
     nlow = 0
     jl = 0
     jw = 0
     for j in range(m):
-        k = R.order_key(hands[j], throws[j], rescue, rank, prm)
-        keys[j] = k
-        if k > top:
-            top, ntop, jl = k, 1, j
-        elif k == top:
+        k = keys[j]
+        if k == top:
             ntop += 1
-        if k < low:
-            low, nlow, jw = k, 1, j
-        elif k == low:
+            jl = j
+        if k == low:
             nlow += 1
+            jw = j
     if ntop == 1 and nlow == 1 and top != low:
         return jl, jw
     nt = R.extreme_keys(keys, m, True, -1, tied)
@@ -187,13 +197,13 @@ def judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri):
 @njit(inline="always", **JIT)
 def tally_round(c, off, hands, jw, jl, count, swing, rescue):
     """Counters of one round."""
-    c[off[Y.S_SWING_ROUND] + (swing if swing < Y.SWING_BINS else Y.SWING_BINS - 1)] += 1
-    c[off[Y.S_CAT_WINNER] + _CATEGORY[hands[jw]]] += 1
-    c[off[Y.S_CAT_LOSER] + _CATEGORY[hands[jl]]] += 1
-    c[off[Y.S_COUNT] + count - 1] += 1
-    c[off[Y.S_ROUNDS_PLAYED]] += 1
+    c[ix(off[Y.S_SWING_ROUND] + (swing if swing < Y.SWING_BINS else Y.SWING_BINS - 1))] += 1
+    c[ix(off[Y.S_CAT_WINNER] + _CATEGORY[hands[jw]])] += 1
+    c[ix(off[Y.S_CAT_LOSER] + _CATEGORY[hands[jl]])] += 1
+    c[ix(off[Y.S_COUNT] + count - 1)] += 1
+    c[ix(off[Y.S_ROUNDS_PLAYED])] += 1
     if rescue:
-        c[off[Y.S_RESCUES]] += 1
+        c[ix(off[Y.S_RESCUES])] += 1
 
 
 @njit(inline="always", **JIT)
@@ -201,9 +211,9 @@ def tally_position(c, off, n, phase, m, jl, jw):
     """Who lost and who won the round, by place after the leader (0 = the leader)."""
     base = off[Y.S_POSITION] + phase * n * 3
     for j in range(m):
-        c[base + j * 3] += 1
-    c[base + jl * 3 + 1] += 1
-    c[base + jw * 3 + 2] += 1
+        c[ix(base + j * 3)] += 1
+    c[ix(base + jl * 3 + 1)] += 1
+    c[ix(base + jw * 3 + 2)] += 1
 
 
 @njit(inline="always", **JIT)
@@ -218,18 +228,18 @@ def tally_fairness(c, off, n, win_mask, lose_mask, r1_loser, taken):
     uw = Y.SHARE_UNIT // max(nwin, 1)
     ul = Y.SHARE_UNIT // max(nlose, 1)
     for s in range(n):
-        c[off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS)] += 1
+        c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
         for t in range(n):
             if (win_mask >> s) & 1 and (win_mask >> t) & 1:
-                c[off[Y.S_WIN_PAIRS] + s * n + t] += uw * uw
+                c[ix(off[Y.S_WIN_PAIRS] + s * n + t)] += uw * uw
             if (lose_mask >> s) & 1 and (lose_mask >> t) & 1:
-                c[off[Y.S_LOSE_PAIRS] + s * n + t] += ul * ul
+                c[ix(off[Y.S_LOSE_PAIRS] + s * n + t)] += ul * ul
     u = uw if (win_mask >> r1_loser) & 1 else 0
-    c[off[Y.S_ROUND1_LOSER]] += u
-    c[off[Y.S_ROUND1_LOSER] + 1] += u * u
+    c[ix(off[Y.S_ROUND1_LOSER])] += u
+    c[ix(off[Y.S_ROUND1_LOSER] + 1)] += u * u
     u = ul if (lose_mask >> r1_loser) & 1 else 0
-    c[off[Y.S_ROUND1_LOSER] + 2] += u
-    c[off[Y.S_ROUND1_LOSER] + 3] += u * u
+    c[ix(off[Y.S_ROUND1_LOSER] + 2)] += u
+    c[ix(off[Y.S_ROUND1_LOSER] + 3)] += u * u
 
 
 @njit(inline="always", **JIT)
@@ -247,24 +257,24 @@ def tally_game(c, off, n, tokens, win_mask, lose_mask, place, tokc, rounds_c, ro
         nlose += (lose_mask >> s) & 1
     for s in range(n):
         if (win_mask >> s) & 1:
-            c[off[Y.S_WIN] + s * Y.SHARERS + nwin] += 1
+            c[ix(off[Y.S_WIN] + s * Y.SHARERS + nwin)] += 1
         if (lose_mask >> s) & 1:
-            c[off[Y.S_LOSE] + s * Y.SHARERS + nlose] += 1
-        c[off[Y.S_PLACE] + s * n + place[s]] += 1
-        c[off[Y.S_TOKENS_END_CHARGE] + s * (tokens + 1) + tokc[s]] += 1
+            c[ix(off[Y.S_LOSE] + s * Y.SHARERS + nlose)] += 1
+        c[ix(off[Y.S_PLACE] + s * n + place[s])] += 1
+        c[ix(off[Y.S_TOKENS_END_CHARGE] + s * (tokens + 1) + tokc[s])] += 1
     rt = rounds_c + rounds_d
-    c[off[Y.S_SUM_ROUNDS_CHARGE]] += rounds_c
-    c[off[Y.S_SUM_ROUNDS_DECHARGE]] += rounds_d
-    c[off[Y.S_SUM_ROUNDS]] += rt
-    c[off[Y.S_SUM_ROUNDS_SQ]] += rt * rt
-    c[off[Y.S_SUM_SWING]] += gswing
-    c[off[Y.S_SUM_SWING_SQ]] += gswing * gswing
+    c[ix(off[Y.S_SUM_ROUNDS_CHARGE])] += rounds_c
+    c[ix(off[Y.S_SUM_ROUNDS_DECHARGE])] += rounds_d
+    c[ix(off[Y.S_SUM_ROUNDS])] += rt
+    c[ix(off[Y.S_SUM_ROUNDS_SQ])] += rt * rt
+    c[ix(off[Y.S_SUM_SWING])] += gswing
+    c[ix(off[Y.S_SUM_SWING_SQ])] += gswing * gswing
     if rounds_d == 0:
-        c[off[Y.S_DECIDED_IN_CHARGE]] += 1
-    c[off[Y.S_ROUNDS_CHARGE] + _bin(rounds_c, Y.ROUND_BINS)] += 1
-    c[off[Y.S_ROUNDS_DECHARGE] + _bin(rounds_d, Y.ROUND_BINS)] += 1
-    c[off[Y.S_ROUNDS] + _bin(rt, Y.ROUND_BINS)] += 1
-    c[off[Y.S_SWING_GAME] + _bin(gswing, Y.GAME_SWING_BINS)] += 1
+        c[ix(off[Y.S_DECIDED_IN_CHARGE])] += 1
+    c[ix(off[Y.S_ROUNDS_CHARGE] + _bin(rounds_c, Y.ROUND_BINS))] += 1
+    c[ix(off[Y.S_ROUNDS_DECHARGE] + _bin(rounds_d, Y.ROUND_BINS))] += 1
+    c[ix(off[Y.S_ROUNDS] + _bin(rt, Y.ROUND_BINS))] += 1
+    c[ix(off[Y.S_SWING_GAME] + _bin(gswing, Y.GAME_SWING_BINS))] += 1
 
 
 # _nrt=False: no reference counting in the game loop. The step functions are inlined
@@ -272,7 +282,7 @@ def tally_game(c, off, n, tokens, win_mask, lose_mask, place, tokc, rounds_c, ro
 # decrement per call (measured: 40% of the engine's time). Nothing here allocates.
 @njit(_nrt=False, **JIT)
 def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
-               ws, rs, ri, c, off, rec):
+               ws, wb, rs, ri, c, off, rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
     vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
     ``i`` of ``rec``.
@@ -281,8 +291,8 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
     compiler can keep them in registers across stores into ``c`` (an array would have to
     be read again after every store, which it might alias).
     """
-    tok, out, place, tokc = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC]
-    order, hands, throws, keys, roll, tied = ws[W_ORDER], ws[W_HAND], ws[W_THROWS], ws[W_KEY], ws[W_ROLL], ws[W_TIED]
+    tok, out, place, tokc, keys, roll = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_KEY], ws[W_ROLL]
+    order, hands, throws, tied = wb[B_ORDER], wb[B_HAND], wb[B_THROWS], wb[B_TIED]
     taken = ws[W_TAKEN]
     T = prm[R.P_TOKENS]
     may_stop_follower = prm[R.P_EXACT] == 0
@@ -357,10 +367,10 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             if R.game_over(n, nout, prm):
                 break
             leader = R.next_leader(leader, loser, winner, out, n, prm)
-        c[off[Y.S_GAMES]] += 1
-        c[off[Y.S_DRAWS]] += ri[1]
+        c[ix(off[Y.S_GAMES])] += 1
+        c[ix(off[Y.S_DRAWS])] += ri[1]
         if runaway:
-            c[off[Y.S_RUNAWAYS]] += 1
+            c[ix(off[Y.S_RUNAWAYS])] += 1
         else:
             for s in range(n):
                 if out[s] == 0:
@@ -395,9 +405,10 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
     """
     for b in prange(cnt.shape[0]):
         ws = np.zeros((N_W, n), dtype=np.int64)
+        wb = np.zeros((N_B, n), dtype=np.uint8)
         rs = np.zeros(3, dtype=np.uint64)
         ri = np.zeros(2, dtype=np.int64)
         lo = b * block
         hi = min(games, lo + block)
         play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
-                   ws, rs, ri, cnt[b], off, rec)
+                   ws, wb, rs, ri, cnt[b], off, rec)

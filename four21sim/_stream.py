@@ -22,10 +22,26 @@ _S30, _S27, _S31, _S32 = _U(30), _U(27), _U(31), _U(32)
 _ONE = _U(1)
 BIT_BUDGET = 24  # bits of a word spent before the next word: >= 40 bits stay
 
-_OUTCOME_HAND = np.ascontiguousarray(dice.OUTCOME_HAND)
-_KEEP_RESULT = np.ascontiguousarray(dice.KEEP_RESULT)
-_KEEP_SIZE = np.ascontiguousarray(dice.KEEP_SIZE)
 
+
+def kernel_table(table: np.ndarray) -> np.ndarray:
+    """A dice table as the engine compiles it in: unsigned bytes.
+
+    A hand or keep read from an unsigned table is known to be non-negative, so every
+    array indexed by it skips numba's negative-index check (see :func:`four21sim._numba.ix`).
+    Padding entries (-1) read 255; the engine never reaches them.
+    """
+    return np.ascontiguousarray(table).astype(np.uint8)
+
+
+def signed_tables(tables) -> tuple:
+    """Tables compiled by :func:`kernel_table`, read back as the signed values of dice.py."""
+    return tuple(t.view(np.int8).astype(np.int64) if t.dtype == np.uint8 else t for t in tables)
+
+
+_OUTCOME_HAND = kernel_table(dice.OUTCOME_HAND)
+_KEEP_RESULT = kernel_table(dice.KEEP_RESULT)
+_KEEP_SIZE = kernel_table(dice.KEEP_SIZE)
 
 
 @njit(**JIT)
@@ -36,7 +52,7 @@ def _compiled_tables():
 def compiled_tables() -> dict:
     """The dice tables as compiled into these kernels (numba freezes globals at compile time,
     and its cache may hold an older compilation): tests compare them with :mod:`dice`."""
-    return dict(zip(('OUTCOME_HAND', 'KEEP_RESULT', 'KEEP_SIZE'), _compiled_tables()))
+    return dict(zip(('OUTCOME_HAND', 'KEEP_RESULT', 'KEEP_SIZE'), signed_tables(_compiled_tables())))
 
 
 @njit(inline="always", **JIT)

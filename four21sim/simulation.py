@@ -110,8 +110,10 @@ def pack_policies(policies: Sequence[Policy]):
         folls.append(foll)
         lo += lead.size
         fo += foll.size
-    return (pk, np.concatenate(leads).astype(np.int8), np.concatenate(folls).astype(np.int8),
-            np.asarray(seat_pol, dtype=np.int64))
+    # unsigned bytes: a keep or policy read from them indexes without numba's negative-index
+    # check (see _numba.ix)
+    return (pk, np.concatenate(leads).astype(np.uint8), np.concatenate(folls).astype(np.uint8),
+            np.asarray(seat_pol, dtype=np.uint8))
 
 
 def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
