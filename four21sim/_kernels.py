@@ -46,8 +46,8 @@ FOLL_SLOTS = len(FOLL_PAIRS)
 # Rows of a block's scratch arrays: per-seat state of a game, per-player state of a round.
 # Seats, hands and throws sit in unsigned bytes (wb): read back from there they are known
 # to be non-negative and index other arrays without numba's negative-index check.
-W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN = range(7)
-N_W = 7
+W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN, W_PLAYED_CHARGE, W_PLAYED_DECHARGE = range(9)
+N_W = 9
 B_ORDER, B_HAND, B_THROWS, B_TIED = range(4)
 N_B = 4
 
@@ -207,13 +207,29 @@ def tally_round(c, off, hands, jw, jl, count, swing, rescue):
 
 
 @njit(inline="always", **JIT)
-def tally_position(c, off, n, phase, m, jl, jw):
-    """Who lost and who won the round, by place after the leader (0 = the leader)."""
+def tally_position(c, off, n, phase, m, jl, jw, played):
+    """Who lost and who won the round, by place after the leader (0 = the leader).
+
+    The rounds each place played are counted by the number in play (``played[phase, m - 1]``)
+    and spread over the places once per block (:func:`flush_positions`): one increment
+    a round instead of m (measured: 10% of the engine's time in classic).
+    """
     base = off[Y.S_POSITION] + phase * n * 3
-    for j in range(m):
-        c[ix(base + j * 3)] += 1
+    played[ix(phase), ix(m - 1)] += 1
     c[ix(base + jl * 3 + 1)] += 1
     c[ix(base + jw * 3 + 2)] += 1
+
+
+@njit(inline="always", **JIT)
+def flush_positions(c, off, n, played):
+    """Add the rounds counted by ``tally_position`` to every place that played them; reset."""
+    for phase in range(2):
+        base = off[Y.S_POSITION] + phase * n * 3
+        for k in range(n):
+            rounds = played[phase, k]
+            for j in range(k + 1):  # with k + 1 in play, places 0..k played
+                c[ix(base + j * 3)] += rounds
+            played[phase, k] = 0
 
 
 @njit(inline="always", **JIT)
@@ -294,6 +310,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
     tok, out, place, tokc, keys, roll = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_KEY], ws[W_ROLL]
     order, hands, throws, tied = wb[B_ORDER], wb[B_HAND], wb[B_THROWS], wb[B_TIED]
     taken = ws[W_TAKEN]
+    played = ws[W_PLAYED_CHARGE:W_PLAYED_DECHARGE + 1]
     T = prm[R.P_TOKENS]
     may_stop_follower = prm[R.P_EXACT] == 0
     ftw = prm[R.P_FTW] == 1
@@ -349,7 +366,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             swing, pot = R.settle(phase, pot, tok, winner, loser, pay)
             gswing += swing
             tally_round(c, off, hands, jw, jl, count, swing, rescue)
-            tally_position(c, off, n, phase, m, jl, jw)
+            tally_position(c, off, n, phase, m, jl, jw, played)
             taken[loser] += swing
             if r1_loser < 0:
                 r1_loser = loser
@@ -390,6 +407,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
             for s in range(n):
                 rec[i, Y.R_TOK + s] = tok[s]
                 rec[i, Y.R_CHARGE_TOK + s] = tokc[s]
+    flush_positions(c, off, n, played)
 
 
 @njit(**PARALLEL_JIT)
