@@ -233,14 +233,9 @@ def flush_positions(c, off, n, played):
 
 
 @njit(inline="always", **JIT)
-def tally_fairness(c, off, n, win_mask, lose_mask, r1_loser, taken):
+def tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken):
     """Counters of one finished game for the paying seat: per-game products of shares,
     the round-1 loser's outcome, the tokens each player took."""
-    nwin = 0
-    nlose = 0
-    for s in range(n):
-        nwin += (win_mask >> s) & 1
-        nlose += (lose_mask >> s) & 1
     uw = Y.SHARE_UNIT // max(nwin, 1)
     ul = Y.SHARE_UNIT // max(nlose, 1)
     for s in range(n):
@@ -264,13 +259,8 @@ def _bin(x, nbins):
 
 
 @njit(inline="always", **JIT)
-def tally_game(c, off, n, tokens, win_mask, lose_mask, place, tokc, rounds_c, rounds_d, gswing):
+def tally_game(c, off, n, tokens, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing):
     """Counters of one finished game (docs/engine.md "Results of a game")."""
-    nwin = 0
-    nlose = 0
-    for s in range(n):
-        nwin += (win_mask >> s) & 1
-        nlose += (lose_mask >> s) & 1
     for s in range(n):
         if (win_mask >> s) & 1:
             c[ix(off[Y.S_WIN] + s * Y.SHARERS + nwin)] += 1
@@ -393,8 +383,9 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lea
                 if out[s] == 0:
                     place[s] = nout  # those still in come after all who went out
             win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
-            tally_game(c, off, n, T, win_mask, lose_mask, place, tokc, rounds_c, rounds_d, gswing)
-            tally_fairness(c, off, n, win_mask, lose_mask, r1_loser, taken)
+            nwin, nlose = R.sharers(n, win_mask), R.sharers(n, lose_mask)
+            tally_game(c, off, n, T, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing)
+            tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken)
             if record:
                 rec[i, Y.R_WIN_MASK] = win_mask
                 rec[i, Y.R_LOSE_MASK] = lose_mask

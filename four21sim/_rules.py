@@ -20,6 +20,7 @@ step   function            rule
 10     ``game_over``       the end rule
 11     ``next_leader``     who leads the next round
 —      ``result_masks``    the game's winners and losers (who pays)
+—      ``sharers``         how many share the win (or the loss)
 =====  ==================  =====================================================
 
 The variant reaches the kernels as the integer vector of :func:`params`; hands,
@@ -282,3 +283,12 @@ def result_masks(n, out, tok, place, prm):
         if is_lose:
             lose_mask |= 1 << s
     return win_mask, lose_mask
+
+
+@njit(inline="always", **JIT)
+def sharers(n, mask):
+    """How many of the n seats a result mask holds: k winners (or losers) share the game 1/k each."""
+    k = 0
+    for s in range(n):
+        k += (mask >> s) & 1
+    return k

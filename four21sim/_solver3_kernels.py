@@ -292,11 +292,8 @@ def fill_transitions(pots, toks, n, P, prm, kind, nxt_pot, nxt_tok, perm, win_sh
                     if R.game_over(n, nout, prm):
                         win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
                         kind[s, lo, w, p] = 0
-                        nw = 0
-                        nl = 0
-                        for j in range(n):
-                            nw += (win_mask >> j) & 1
-                            nl += (lose_mask >> j) & 1
+                        nw = R.sharers(n, win_mask)
+                        nl = R.sharers(n, lose_mask)
                         for j in range(n):
                             win_share[s, lo, w, p, j] = ((win_mask >> j) & 1) / nw
                             pay_share[s, lo, w, p, j] = ((lose_mask >> j) & 1) / nl
