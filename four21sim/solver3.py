@@ -75,6 +75,7 @@ import numpy as np
 
 from . import _rules as R
 from . import _solver3_kernels as K3
+from . import cache
 from . import dice
 from ._solver_kernels import FOLLOWER_LOSES, LEADER_LOSES, TIE
 from .solver import MAX_SOLVER_TOKENS, _round_table_cached
@@ -240,6 +241,13 @@ class Solution3:
         charge state's against ``value`` in the décharge and ``basis`` in the charge.
     sub : Solution3 or None
         The 2-player game left when a player goes out under ``last_holder``.
+    info : dict
+        Timings and sizes; ``from_cache`` is True when the solution was loaded from the
+        disk cache (:mod:`four21sim.cache`; ``seconds`` are then those of the solve that
+        stored it).
+    dist : ndarray
+        ``[s, l, w, p]``: the round's outcome distribution in each state under the
+        profile (loser role, winner role, payout), the Markov chain of the game.
     """
 
     variant: Variant
@@ -260,6 +268,7 @@ class Solution3:
     basis: np.ndarray
     sub: "Solution3 | None" = None
     info: dict = field(default_factory=dict)
+    dist: np.ndarray | None = None
 
     @property
     def start(self) -> int:
@@ -298,7 +307,8 @@ class Solution3:
                 "expected_rounds": self.expected_rounds, "exploitability": self.exploitability,
                 "exploitability_any_state": self.gain_any_state, "converged": self.converged,
                 "residual": self.residual, "iterations": self.iterations, "br_iterations": self.br_iterations,
-                "seconds": self.seconds, "certificate_seconds": self.certificate_seconds}
+                "seconds": self.seconds, "certificate_seconds": self.certificate_seconds,
+                "from_cache": bool(self.info.get("from_cache", False))}
 
 
 class _Solver:
@@ -489,7 +499,7 @@ def _solve(variant: Variant, n: int, objective: str, tol: float, max_iter: int,
                      basis, sub,
                      info={"value_gap": float(np.abs(values[objective] - V).max()), "setup_seconds": t_setup,
                            "decharge_seconds": t_dech, "charge_seconds": t_charge,
-                           "states": len(G.states), "decharge_states": len(dech)})
+                           "states": len(G.states), "decharge_states": len(dech)}, dist=dist)
 
 
 def _best_responses(S_: _Solver, basis: np.ndarray, V_charge: np.ndarray, V: np.ndarray, tol: float,
@@ -558,8 +568,60 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", tol: float
     if variant.tokens > cap:
         raise ValueError(f"tokens: {variant.tokens} is too many for the exact {n}-player solver; "
                          f"allowed: 1 to {cap}")
+    key = cache.entry_key("solver3", options=variant.options(), players=n, objective=objective, tol=tol,
+                          max_iter=max_iter, code=cache.code_hash(_CODE))
+    hit = cache.load(key)
+    if hit is not None:
+        sol = _from_arrays(variant, hit)
+        if sol is not None:
+            return sol
     sub = solve(variant, 2, objective, tol, max_iter) if n == 3 and variant.end == "last_holder" else None
-    return _solve(variant, n, objective, tol, max_iter, sub)
+    sol = _solve(variant, n, objective, tol, max_iter, sub)
+    cache.store(key, *_to_arrays(sol))
+    return sol
+
+
+# the modules whose code decides a solution: a change to any of them makes new cache entries
+_CODE = ("solver3", "_solver3_kernels", "solver", "_solver_kernels", "_rules", "dice", "variants", "cache")
+_ARRAYS = ("value", "p_pay", "p_win", "rounds", "gain", "basis", "dist")
+_SCALARS = ("players", "objective", "iterations", "residual", "converged", "br_iterations", "seconds",
+            "certificate_seconds", "info")
+
+
+def _to_arrays(sol: Solution3, prefix: str = "") -> tuple[dict, dict]:
+    """A solution (and its sub-game) as arrays and JSON metadata, for :mod:`four21sim.cache`."""
+    arrays = {prefix + k: getattr(sol, k) for k in _ARRAYS}
+    arrays[prefix + "states"] = np.array([(pot,) + tuple(t) for pot, t in sol.states], dtype=np.int64)
+    meta = {k: getattr(sol, k) for k in _SCALARS}
+    if sol.sub is not None:
+        a, m = _to_arrays(sol.sub, prefix + "sub.")
+        arrays.update(a)
+        meta["sub"] = m
+    return arrays, meta
+
+
+def _from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None = None) -> Solution3 | None:
+    """The solution stored by :func:`_to_arrays`, or None if the entry does not fit the game."""
+    meta = z["__meta__"] if meta is None else meta
+    try:
+        n = int(meta["players"])
+        st = z[prefix + "states"]
+        states = [(int(r[0]), tuple(int(x) for x in r[1:])) for r in st]
+        if states != _live_states(variant.tokens, n):
+            return None
+        arrays = {k: np.asarray(z[prefix + k]) for k in _ARRAYS}
+        if any(arrays[k].shape != (len(states), n) for k in ("value", "p_pay", "p_win", "gain", "basis")):
+            return None
+        sub = _from_arrays(variant, z, prefix + "sub.", meta["sub"]) if "sub" in meta else None
+        if ("sub" in meta) != (n == 3 and variant.end == "last_holder") or ("sub" in meta and sub is None):
+            return None
+        return Solution3(variant, n, str(meta["objective"]), states, arrays["value"], arrays["p_pay"],
+                         arrays["p_win"], arrays["rounds"], arrays["gain"], int(meta["iterations"]),
+                         float(meta["residual"]), bool(meta["converged"]), int(meta["br_iterations"]),
+                         float(meta["seconds"]), float(meta["certificate_seconds"]), arrays["basis"], sub,
+                         info={**meta["info"], "from_cache": True}, dist=arrays["dist"])
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
 
 
 _GOAL = {"pay": "each player minimises its own P(paying)", "win": "each player maximises its own win share"}
@@ -570,7 +632,8 @@ def format_summary(out: dict) -> str:
     conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
     lines = [f"{out['variant']}, {out['players']} players, an equilibrium where {_GOAL[out['objective']]}",
              f"solved in {out['seconds']:.1f} s ({out['iterations']} iterations){conv}, "
-             f"certified in {out['certificate_seconds']:.1f} s", "",
+             f"certified in {out['certificate_seconds']:.1f} s"
+             + (" (read from the disk cache: four21sim.cache)" if out.get("from_cache") else ""), "",
              "  seat   P(pay)     win share", "  " + "-" * 27]
     for row in out["seats"]:
         lines.append(f"  {row['seat']:<5}  {100 * row['p_pay']:7.4f}%  {100 * row['p_win']:7.4f}%")
@@ -578,6 +641,12 @@ def format_summary(out: dict) -> str:
               f"exploitability = {out['exploitability']:.2g} (the most any one player gains by deviating alone, "
               f"from the start; from any state: {out['exploitability_any_state']:.2g})",
               "Seat 0 leads the first round; values are exact (no sampling)."]
+    lv = out.get("lead_value")
+    if lv and lv["by_phase"].get("decharge"):
+        d = lv["by_phase"]["decharge"]
+        lines.append(f"Leading a décharge round lowers a player's P(pay) by {100 * d['weighted_mean']:+.2f} pp on "
+                     f"average over the states a game visits (from {100 * d['min']:+.2f} to {100 * d['max']:+.2f} pp), "
+                     "against one of the others leading, same tokens.")
     return "\n".join(lines)
 
 
