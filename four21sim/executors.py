@@ -33,7 +33,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from .tasks import Task, run_task
 
-__all__ = ["work", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
+__all__ = ["work", "build_policy", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
            "run_on_dask", "close", "probe_scheduler", "CONNECT_TIMEOUT"]
 
 CONNECT_TIMEOUT = 10.0
@@ -45,6 +45,13 @@ _PR_SET_PDEATHSIG = 1
 def work(config, seed: int, first_game: int, games: int, max_rounds: int) -> dict:
     """The task function of every worker (local process or Dask): one numba thread."""
     return run_task(config, seed, first_game, games, threads=1, max_rounds=max_rounds)
+
+
+def build_policy(variant, players: int, name: str) -> str:
+    """Build a policy in this worker (a costly one solves, and fills the disk cache for the others)."""
+    from .policies import compile_policy
+    compile_policy(name, variant, players)
+    return name
 
 
 def warm_up() -> None:
@@ -93,8 +100,13 @@ def _worker_init(parent: int) -> None:
 
 
 def run_processes(pending: list[Task], configs, seed: int, max_rounds: int, workers: int,
-                  finished: Callable) -> None:
-    """Run the tasks on ``workers`` local processes (spawned, one numba thread each)."""
+                  finished: Callable, prebuild: list | None = None) -> None:
+    """Run the tasks on ``workers`` local processes (spawned, one numba thread each).
+
+    ``prebuild``: ``(variant, players, policy name)`` of costly policies, built first, one
+    per worker at a time, so that their solves run side by side and the disk cache
+    (:mod:`four21sim.cache`) holds them before the tasks need them.
+    """
     warm_up()
     ctx = multiprocessing.get_context("spawn")  # no fork after numba's threads have started
     env_before = os.environ.get("NUMBA_NUM_THREADS")
@@ -103,6 +115,12 @@ def run_processes(pending: list[Task], configs, seed: int, max_rounds: int, work
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
                                initargs=(os.getpid(),))
     try:
+        # start every worker now (the pool spawns one per submit while none is idle), so that
+        # none is still starting when a long build ends and the tasks begin
+        for fut in [pool.submit(os.getpid) for _ in range(workers)]:
+            fut.result()
+        for fut in [pool.submit(build_policy, *item) for item in prebuild or ()]:
+            fut.result()
         todo = list(pending)
         running = {}
         # keep a bounded number of tasks in flight: an interrupt loses at most these

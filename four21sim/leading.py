@@ -1,4 +1,4 @@
-"""The value of leading a round, exactly, in the 2-player game under optimal play.
+"""The value of leading a round, exactly, under optimal play (2 players, and 3 at the equilibrium).
 
 The leader of a round chooses how many throws the round has; the follower must
 answer with as many (``exact``) or at most as many (``at_most``). What is that
@@ -14,6 +14,13 @@ wins the game) with ``a`` tokens against ``b``):
   from the Markov chain of optimal play (what a long simulation's per-round rate
   converges to).
 
+With three players (:func:`lead_summary3`, at the certified equilibrium of
+:mod:`four21sim.solver3` where each player minimises its own P(pay)) the same
+question has the same form: how much lower is my chance of paying when I lead this
+round than when one of the two others does, with every player keeping its tokens and
+its seat? With two players this is exactly the 2-player lead value above (not paying
+is winning).
+
     >>> from four21sim import Variant
     >>> from four21sim.leading import lead_summary
     >>> lead_summary(Variant.from_preset("montreal"))   # doctest: +SKIP
@@ -28,7 +35,7 @@ from . import _rules as R
 from .solver import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 from .variants import Variant
 
-__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary"]
+__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values3", "lead_summary3"]
 
 
 def _solution(variant: Variant | Solution) -> Solution:
@@ -179,3 +186,75 @@ def lead_summary(variant: Variant | Solution) -> dict:
                                                tokens_other=int(top.tokens_other), lead_value=float(top.lead_value)))
     return {"by_phase": by_phase, "first_round": 2 * sol.p_seat0 - 1, "round1_loser_wins": round1_loser_wins(sol),
             "round_rates": rates.to_dict(orient="records")}
+
+
+# --------------------------------------------------------------- three players
+def lead_values3(variant) -> pd.DataFrame:
+    """Every 3-player state's value of leading, at the equilibrium (objective ``pay``).
+
+    For the player X holding ``a`` tokens in state ``(pot, a, b, c)`` (X leads, the
+    holder of ``b`` plays next, then the holder of ``c``): ``p_pay_leading`` is X's
+    P(pay) there; ``p_pay_following`` the mean of X's P(pay) when the holder of ``b``
+    leads instead (state ``(pot, b, c, a)``, X plays last) and when the holder of ``c``
+    leads (``(pot, c, a, b)``, X plays second); ``lead_value`` is following minus
+    leading: what leading saves X in P(pay). ``visits``: the expected number of rounds
+    the game plays in the state from the start, all three still in (Markov chain of
+    the equilibrium).
+
+    ``variant`` is a Variant or a :class:`~four21sim.solver3.Solution3` (3 players,
+    objective ``pay``).
+    """
+    from .solver3 import Solution3, solve
+    sol = variant if isinstance(variant, Solution3) else solve(variant, 3, "pay")
+    if sol.players != 3 or sol.objective != "pay":
+        raise ValueError(f"variant: a 3-player solution for objective 'pay' is needed, not {sol.players} players, "
+                         f"objective {sol.objective!r}")
+    index = {st: i for i, st in enumerate(sol.states)}
+    P = sol.p_pay
+    visits = _visits3(sol)
+    rows = []
+    for i, (pot, (a, b, c)) in enumerate(sol.states):
+        lead = float(P[i, 0])
+        follow = (float(P[index[(pot, (b, c, a))], 2]) + float(P[index[(pot, (c, a, b))], 1])) / 2
+        rows.append(dict(pot=pot, tokens_me=a, tokens_next=b, tokens_last=c,
+                         phase="charge" if pot > 0 else "decharge", p_pay_leading=lead, p_pay_following=follow,
+                         lead_value=follow - lead, visits=float(visits[i])))
+    return pd.DataFrame(rows)
+
+
+def _visits3(sol) -> np.ndarray:
+    """Expected rounds played in each 3-player state from the start (the chain of ``sol.dist``)."""
+    from .solver3 import _build_game
+    game = _build_game(sol.variant, 3, sol.dist.shape[-1], {st: i for i, st in enumerate(sol.sub.states)}
+                       if sol.sub is not None else None)
+    Ns = len(sol.states)
+    T = np.zeros((Ns, Ns))
+    s, lo, w, p = np.nonzero(game.kind == 1)
+    np.add.at(T, (s, game.nxt[s, lo, w, p]), sol.dist[s, lo, w, p])
+    e = np.zeros(Ns)
+    e[sol.start] = 1.0
+    return np.linalg.solve(np.eye(Ns) - T.T, e)
+
+
+def lead_summary3(variant) -> dict:
+    """What leading is worth at a table of three (equilibrium, exact), as plain numbers.
+
+    Returns a dict like :func:`lead_summary`'s: ``by_phase`` (per phase: the smallest,
+    largest and visit-weighted mean lead value over the states where all three are in,
+    and the state where it is largest), ``first_round`` (the lead value of the first
+    round: the mean of seats 1 and 2's P(pay) minus seat 0's) and ``round1_loser_wins``
+    (None: not computed for three players).
+    """
+    from .solver3 import Solution3, solve
+    sol = variant if isinstance(variant, Solution3) else solve(variant, 3, "pay")
+    lv = lead_values3(sol)
+    by_phase = {}
+    for phase, g in lv.groupby("phase", sort=False):
+        w = g["visits"].to_numpy()
+        top = g.loc[g["lead_value"].abs().idxmax()]
+        by_phase[phase] = dict(min=float(g["lead_value"].min()), max=float(g["lead_value"].max()),
+                               weighted_mean=float((w * g["lead_value"]).sum() / w.sum()) if w.sum() > 0 else None,
+                               largest_at=dict(pot=int(top.pot), tokens_me=int(top.tokens_me),
+                                               tokens_next=int(top.tokens_next), tokens_last=int(top.tokens_last),
+                                               lead_value=float(top.lead_value)))
+    return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None}

@@ -1,5 +1,5 @@
-"""A game of 421 played one decision at a time: a person against the optimal player
-(2 players) or habit players (3 to 8).
+"""A game of 421 played one decision at a time: a person against optimal players
+(2 or 3 players) or habit players (any number).
 
 The dice come from the engine's random stream (docs/engine.md: game 0 of ``seed``,
 drawn in the same order), and every rule is the engine's (:mod:`four21sim._rules`):
@@ -100,7 +100,7 @@ def _policies(variant: Variant, players: int, human: int, opponents: str) -> lis
         pol = compile_policy(opponents, variant, players)
         if pol.kind != "table":
             raise ValueError(f"opponents: {opponents!r} is not allowed; allowed: a table policy "
-                             "(optimal with 2 players; sec, chase421, greedy, table-aware)")
+                             "(optimal with 2 or 3 players; sec, chase421, greedy, table-aware)")
         pols.append(pol)
     return pols
 
@@ -164,7 +164,9 @@ def play_game(variant: Variant, players: int, seed: int, choose: Callable[[Turn]
     pot, leader, nout, rounds = T, 0, 0, 0
     may_stop_follower = variant.followers == "at_most"
 
-    def turn(seat: int, leading: bool, limit: int, target: int | None) -> tuple[int, int]:
+    ftw = variant.fewer_throws_wins
+
+    def turn(seat: int, leading: bool, limit: int, target: int | None, j: int) -> tuple[int, int]:
         h = int(S.throw3(rs, ri))
         made = 1
         emit("throw", seat=seat, hand=h, made=made, limit=limit)
@@ -174,8 +176,14 @@ def play_game(variant: Variant, players: int, seed: int, choose: Callable[[Turn]
             if pol is None:
                 k = choose(Turn(seat, leading, h, made, limit, may_stop, target, pot, tuple(int(t) for t in tok)))
             else:
-                ctx = pot * (T + 1) + int(tok[seat]) if pol.ctx_mode == 1 else 0
-                k = pol.leader_keep(h, limit - made, ctx) if leading else pol.follower_keep(h, target, limit, made, ctx)
+                # the engine's own context function: the same row as in a simulated game
+                pk = np.array([[K.KIND_TABLE, pol.ctx_mode, 0, 0]], dtype=np.int64)
+                ctx = int(K.context(pk, 0, pot, tok, order, m, j, hands, throws, T, ftw))
+                if leading:
+                    k = pol.leader_keep(h, limit - made, ctx)
+                else:  # a context-mode-2 policy reads the leader's hand as its target (docs/engine.md)
+                    tgt = int(hands[0]) if pol.ctx_mode == K.CTX_ROUND else target
+                    k = pol.follower_keep(h, tgt, limit, made, ctx)
             if k not in dice.keeps_of(h, allow_stop=may_stop):
                 raise ValueError(f"keep: {k!r} is not a legal keep of {dice.hand_name(h)} here")
             emit("keep", seat=seat, hand=h, keep=int(k), made=made)
@@ -193,12 +201,12 @@ def play_game(variant: Variant, players: int, seed: int, choose: Callable[[Turn]
         m = R.playing_order(leader, out, n, order)
         emit("round", number=rounds + 1, phase="charge" if phase == R.CHARGE else "decharge", pot=pot,
              tokens=[int(t) for t in tok], leader=leader, order=[int(s) for s in order[:m]])
-        h, count = turn(leader, True, int(R.throw_limit(phase, prm)), None)
+        h, count = turn(leader, True, int(R.throw_limit(phase, prm)), None, 0)
         hands[0], throws[0] = h, count
         worst = h
         for j in range(1, m):
             s = int(order[j])
-            h, made = turn(s, False, count, worst)
+            h, made = turn(s, False, count, worst, j)
             hands[j], throws[j] = h, made
             if rank[h] > rank[worst]:
                 worst = h

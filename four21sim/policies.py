@@ -10,8 +10,8 @@ policy is two arrays of keep indices (docs/engine.md):
     a follower's keep after ``made`` throws out of the round's ``count``, when
     ``target`` is the worst hand on the table so far.
 
-``ctx`` is always 0 except for the exact 2-player optimal policy, whose
-decisions also depend on the pot and the tokens (context mode 1).
+``ctx`` is always 0 except for ``optimal``: with 2 players its decisions also depend
+on the pot and the tokens (context mode 1), with 3 on the whole round (context mode 2).
 
 The named policies
 ------------------
@@ -37,14 +37,19 @@ The named policies
     Chooses uniformly among the legal keeps (stopping included where allowed),
     drawing from the game's random stream. A baseline, not a strategy.
 ``optimal``
-    The exact 2-player optimum of :mod:`four21sim.solver` (2 players only).
-``equilibrium``
-    The certified 3-player equilibrium of :mod:`four21sim.solver3` (each player
-    minimising its own P(pay)), in context mode 2 (docs/engine.md); 3 players only.
+    Optimal play where it is computed exactly. With 2 players: the optimum of
+    :mod:`four21sim.solver` (context mode 1). With 3 players: the certified
+    equilibrium of :mod:`four21sim.solver3` where each player minimises its own
+    P(pay) (context mode 2, docs/engine.md; docs/equilibrium.md says why "optimal"
+    means an equilibrium there). Not defined for 4 players or more.
+
+``equilibrium`` is the older name of ``optimal`` at 3 players; it is still accepted
+(with a FutureWarning) and means ``optimal`` at any player count.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -54,8 +59,8 @@ import numpy as np
 from . import dice, odds, solver
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
-__all__ = ["Policy", "PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "compile_policy",
-           "resolve_policies", "table_policy", "check_policy", "evaluate", "policies_for", "policy_help"]
+__all__ = ["Policy", "PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "ALIASES", "compile_policy",
+           "check_available", "resolve_policies", "table_policy", "check_policy", "evaluate", "policies_for", "policy_help"]
 
 KEEP_DTYPE = dice.KEEP_DTYPE
 _NH = dice.N_HANDS
@@ -177,20 +182,32 @@ def _random(variant: Variant) -> Policy:
     return Policy("random", "random", 0, lead, foll, variant, None, {})
 
 
+def _optimal(variant: Variant, players: int) -> Policy:
+    return _optimal2(variant) if players == 2 else _optimal3(variant)
+
+
 @lru_cache(maxsize=32)
-def _optimal(variant: Variant) -> Policy:
+def _optimal2(variant: Variant) -> Policy:
     sol = solver.solve(variant)
     return table_policy("optimal", variant, sol.lead, sol.foll, ctx_mode=1, players=2,
                         info={"p_seat0": sol.p_seat0})
 
 
 @lru_cache(maxsize=8)
-def _equilibrium(variant: Variant) -> Policy:
+def _optimal3(variant: Variant) -> Policy:
     from . import solver3
     sol = solver3.solve(variant, 3)
     lead, foll = solver3.engine_tables(sol)
-    return table_policy("equilibrium", variant, lead, foll, ctx_mode=2, players=3,
+    return table_policy("optimal", variant, lead, foll, ctx_mode=2, players=3,
                         info={"p_pay": sol.seat_p_pay.tolist(), "exploitability": sol.exploitability})
+
+
+def _optimal_unavailable(variant: Variant, players: int) -> str | None:
+    from .solver3 import MAX_TOKENS_3
+    cap = solver.MAX_SOLVER_TOKENS if players == 2 else MAX_TOKENS_3
+    if variant.tokens > cap:
+        return f"the exact {players}-player solver takes at most {cap} tokens, not {variant.tokens}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -201,39 +218,57 @@ class PolicySpec:
     ----------
     name : str
     build : callable
-        ``build(variant) -> Policy``.
+        ``build(variant, players) -> Policy``.
     table : bool
         Decisions are tables (exact evaluation against the solver is possible).
     players : tuple of int
         The smallest and largest player counts it is defined for.
     summary : str
         One line for help texts.
+    unavailable : callable or None
+        ``unavailable(variant, players) -> str | None``: why the policy cannot be built
+        for this variant (None when it can), checked without building it.
+    costly : bool
+        Building it takes seconds to minutes (a solve): a study builds it once per
+        process and checks it without building it.
     """
 
     name: str
-    build: Callable[[Variant], Policy]
+    build: Callable[[Variant, int], Policy]
     table: bool
     players: tuple[int, int]
     summary: str
+    unavailable: Callable[[Variant, int], str | None] | None = None
+    costly: bool = False
 
     def fits(self, players: int) -> bool:
         return self.players[0] <= players <= self.players[1]
 
+    def why_not(self, variant: Variant, players: int) -> str | None:
+        """Why this policy cannot play ``players`` players of ``variant`` (None if it can)."""
+        if not self.fits(players):
+            lo, hi = self.players
+            span = f"{lo} players" if lo == hi else f"{lo} to {hi} players"
+            return f"{self.name!r} is defined for {span}, not {players}"
+        return self.unavailable(variant, players) if self.unavailable else None
+
 
 _ALL = (MIN_PLAYERS, MAX_PLAYERS)
 REGISTRY: tuple[PolicySpec, ...] = (
-    PolicySpec("sec", lambda v: _compile_heuristic("sec", v), True, _ALL, "never re-throws"),
-    PolicySpec("chase421", lambda v: _compile_heuristic("chase421", v), True, _ALL, "plays for 421 only"),
-    PolicySpec("greedy", lambda v: _compile_heuristic("greedy", v), True, _ALL,
+    PolicySpec("sec", lambda v, n: _compile_heuristic("sec", v), True, _ALL, "never re-throws"),
+    PolicySpec("chase421", lambda v, n: _compile_heuristic("chase421", v), True, _ALL, "plays for 421 only"),
+    PolicySpec("greedy", lambda v, n: _compile_heuristic("greedy", v), True, _ALL,
                "maximises the expected value of its own hand"),
-    PolicySpec("table-aware", lambda v: _compile_heuristic("table-aware", v), True, _ALL,
+    PolicySpec("table-aware", lambda v, n: _compile_heuristic("table-aware", v), True, _ALL,
                "a follower plays not to lose to the worst hand on the table; a leader stops at the median hand"),
-    PolicySpec("random", _random, False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
-    PolicySpec("optimal", _optimal, True, (2, 2), "the exact 2-player optimum of the solver"),
-    PolicySpec("equilibrium", _equilibrium, True, (3, 3),
-               "the certified 3-player equilibrium of solver3 (each minimises its own P(pay))"),
+    PolicySpec("random", lambda v, n: _random(v), False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
+    PolicySpec("optimal", _optimal, True, (2, 3),
+               "exact optimal play: the 2-player optimum, or the certified 3-player equilibrium where each "
+               "minimises its own P(pay)", _optimal_unavailable, costly=True),
 )
 _SPEC = {p.name: p for p in REGISTRY}
+# older names still accepted, with a FutureWarning: old name -> registry name
+ALIASES = {"equilibrium": "optimal"}
 POLICY_NAMES: tuple[str, ...] = tuple(_SPEC)
 TABLE_POLICIES: tuple[str, ...] = tuple(p.name for p in REGISTRY if p.table)
 
@@ -245,8 +280,11 @@ def policies_for(players: int) -> tuple[str, ...]:
 
 def policy_help() -> str:
     """One line per policy, for help texts."""
-    return "\n".join(f"{p.name}: {p.summary}" + ("" if p.players == _ALL else f" ({p.players[0]} players)")
-                     for p in REGISTRY)
+    def span(p: PolicySpec) -> str:
+        lo, hi = p.players
+        return "" if p.players == _ALL else f" ({lo} players)" if lo == hi else f" ({lo} or {hi} players)"
+
+    return "\n".join(f"{p.name}: {p.summary}{span(p)}" for p in REGISTRY)
 
 
 def canonical_name(name: str) -> str:
@@ -254,6 +292,10 @@ def canonical_name(name: str) -> str:
     key = str(name).strip().lower().replace("_", "-")
     if key == "tableaware":
         key = "table-aware"
+    if key in ALIASES:
+        warnings.warn(f"policies: {name!r} is now called {ALIASES[key]!r}; the old name will go",
+                      FutureWarning, stacklevel=3)
+        key = ALIASES[key]
     if key not in _SPEC:
         raise ValueError(f"policies: unknown policy {name!r}; allowed: {', '.join(POLICY_NAMES)}")
     return key
@@ -266,16 +308,24 @@ def compile_policy(name: str | Policy, variant: Variant, players: int = 2) -> Po
     ------
     ValueError
         For an unknown name, a policy built for another variant, or a policy not
-        defined for ``players`` (``optimal`` is for 2 players).
+        defined for ``players`` (``optimal`` is for 2 and 3 players).
     """
     if isinstance(name, Policy):
         check_policy(name, variant, players)
         return name
+    spec = check_available(name, variant, players)
+    return spec.build(variant, players)
+
+
+def check_available(name: str, variant: Variant, players: int) -> PolicySpec:
+    """The registry row of ``name`` if it can play ``players`` players of ``variant``, without
+    building it; ValueError naming the policy and what is allowed otherwise."""
     spec = _SPEC[canonical_name(name)]
-    if not spec.fits(players):
-        raise ValueError(f"policies: {spec.name!r} is defined for {spec.players[0]} to {spec.players[1]} players, "
-                         f"not {players}; allowed with {players} players: {', '.join(policies_for(players))}")
-    return spec.build(variant)
+    why = spec.why_not(variant, players)
+    if why:
+        raise ValueError(f"policies: {why}; allowed with {players} players: "
+                         f"{', '.join(p.name for p in REGISTRY if not p.why_not(variant, players))}")
+    return spec
 
 
 def resolve_policies(variant: Variant, players: int, policies) -> list[Policy]:

@@ -119,21 +119,37 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                        + " (50% would make leading worthless).")
     lead = tables.get("leading")
     if lead is not None and not lead.empty:
-        out.append("**The value of leading, exactly** (2 players, both optimal, solver): P(win | lead the round) "
-                   "- P(win | follow) with the same tokens, averaged over the states a game visits: "
-                   + "; ".join(f"{r.variant}: décharge {_pp(r.decharge_mean)} (from {_pp(r.decharge_min)} to "
-                               f"{_pp(r.decharge_max)}), charge {_pp(r.charge_mean)}; the round-1 loser wins the "
-                               f"game {_pct(r.round1_loser_wins, 2)}" for r in lead.itertuples()) + " (exact).")
+        two, three = lead[lead["players"] == 2], lead[lead["players"] == 3]
+        if not two.empty:
+            out.append("**The value of leading, exactly** (2 players, both optimal, solver): P(win | lead the round) "
+                       "- P(win | follow) with the same tokens, averaged over the states a game visits: "
+                       + "; ".join(f"{r.variant}: décharge {_pp(r.decharge_mean)} (from {_pp(r.decharge_min)} to "
+                                   f"{_pp(r.decharge_max)}), charge {_pp(r.charge_mean)}; the round-1 loser wins the "
+                                   f"game {_pct(r.round1_loser_wins, 2)}" for r in two.itertuples()) + " (exact).")
+        if not three.empty:
+            out.append("**The value of leading at a table of three, exactly** (equilibrium, each player minimising "
+                       "its own P(pay)): how much lower a player's P(pay) is when it leads the round than when one "
+                       "of the two others does, same tokens, averaged over the décharge states a game visits: "
+                       + "; ".join(f"{r.variant} {_pp(r.decharge_mean)} (from {_pp(r.decharge_min)} to "
+                                   f"{_pp(r.decharge_max)})" for r in three.itertuples()) + " (exact).")
     if not fair.empty:
         ex = fair[fair["fpa_exact"].notna()]
         if not ex.empty:
             inside = ((ex["fpa_exact"] >= ex["fpa_low"]) & (ex["fpa_exact"] <= ex["fpa_high"])).sum()
-            opt = ex[ex["lineup"] == "optimal"]
+            opt = ex[(ex["lineup"] == "optimal") & (ex["players"] == 2)]
             parts = [f"{r.variant} {_pp(round(r.fpa_exact, 9) + 0.0, 3)}" for r in opt.itertuples()]
             out.append("**Two players, exactly:** " + (
                 "under optimal play the first player's advantage is " + ", ".join(parts) + " (exact). " if parts else "")
-                + f"The simulated advantage's 95% interval contains the exact value (solver) in {inside} of "
-                  f"{len(ex)} two-player configurations.")
+                + f"The simulated advantage's 95% interval contains the exact value (solvers) in {inside} of "
+                  f"{len(ex)} configurations with exact values (2 and 3 players).")
+            opt3 = ex[(ex["lineup"] == "optimal") & (ex["players"] == 3)]
+            if not opt3.empty:
+                out.append("**Three players, exactly** (the certified equilibrium where each player minimises its "
+                           "own P(pay)): seat 0, which leads the first round, pays in "
+                           + ", ".join(f"{r.variant} {_pct(r.seat0_pays_exact, 2)}" for r in opt3.itertuples())
+                           + " of games (fair: 33.33%); the largest gap between a seat's P(pay) and 1/3 is "
+                           + ", ".join(f"{r.variant} {_pp(round(r.pay_unfairness_exact, 9) + 0.0, 2)}"
+                                       for r in opt3.itertuples()) + " (exact).")
         rl = fair[fair["lineup"] == ref].sort_values("rounds_p50")
         if not rl.empty:
             a, b = rl.iloc[0], rl.iloc[-1]
@@ -174,25 +190,31 @@ def _exact_check(tables) -> list[str]:
     for r in (fair[fair["fpa_exact"].notna()].itertuples() if not fair.empty else []):
         z1 = (r.first_player_advantage - r.fpa_exact) / r.fpa_se if r.fpa_se > 0 else 0.0
         z2 = (r.mean_rounds - r.mean_rounds_exact) / r.mean_rounds_se if r.mean_rounds_se > 0 else 0.0
-        rows.append({"variant": r.variant, "line-up": r.lineup, "games": f"{r.games:,}",
-                     "P(seat 0 wins) sim": f"{0.5 + r.first_player_advantage:.5f}",
-                     "exact": f"{0.5 + r.fpa_exact:.5f}", "z": f"{z1:+.2f}",
+        pay_se = (r.seat0_pays_high - r.seat0_pays_low) / (2 * 1.959963984540054)
+        z3 = (r.seat0_pays - r.seat0_pays_exact) / pay_se if pay_se > 0 else 0.0
+        rows.append({"variant": r.variant, "players": r.players, "line-up": r.lineup, "games": f"{r.games:,}",
+                     "P(seat 0 wins) sim": f"{1 / r.players + r.first_player_advantage:.5f}",
+                     "exact": f"{1 / r.players + r.fpa_exact:.5f}", "z": f"{z1:+.2f}",
+                     "P(seat 0 pays) sim": f"{r.seat0_pays:.5f}", "exact  ": f"{r.seat0_pays_exact:.5f}",
+                     "z  ": f"{z3:+.2f}",
                      "mean rounds sim": f"{r.mean_rounds:.4f}", "exact ": f"{r.mean_rounds_exact:.4f}",
                      "z ": f"{z2:+.2f}",
-                     "within 99.9%": "yes" if abs(z1) <= Z999 and abs(z2) <= Z999 else "NO"})
+                     "within 99.9%": "yes" if max(abs(z1), abs(z2), abs(z3)) <= Z999 else "NO"})
     for r in skill[skill["score_exact"].notna()].itertuples() if not skill.empty else []:
         se = (r.ci_high - r.ci_low) / (2 * 1.959963984540054)
         z = (r.score - r.score_exact) / se if se > 0 else 0.0
-        rows.append({"variant": r.variant, "line-up": r.lineup, "games": f"{r.games:,}",
+        rows.append({"variant": r.variant, "players": r.players, "line-up": r.lineup, "games": f"{r.games:,}",
                      "P(seat 0 wins) sim": f"{r.score:.5f} (skilled share)", "exact": f"{r.score_exact:.5f}",
-                     "z": f"{z:+.2f}", "mean rounds sim": "", "exact ": "", "z ": "",
+                     "z": f"{z:+.2f}", "P(seat 0 pays) sim": "", "exact  ": "", "z  ": "",
+                     "mean rounds sim": "", "exact ": "", "z ": "",
                      "within 99.9%": "yes" if abs(z) <= Z999 else "NO"})
     if not rows:
         return []
     ok = sum(r["within 99.9%"] == "yes" for r in rows)
-    return ["## Exact check (2 players)", "",
-            "Simulation against the exact values of the same line-up computed by the solver (Markov chain "
-            "of the fixed policies). z = (simulated - exact) / standard error; a correct engine and solver "
+    return ["## Exact check", "",
+            "Simulation against the exact values of the same line-up computed by the solvers (2 players: Markov "
+            "chain of the fixed policies; 3 players: the equilibrium's values). z = (simulated - exact) / "
+            "standard error; a correct engine and solver "
             "give |z| <= 3.29 for each z with probability 99.9%; a row passes when all its z do. "
             f"{ok} of {len(rows)} rows pass.", "",
             _md_table(pd.DataFrame(rows)), ""]
@@ -280,14 +302,15 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         piv = piv.pivot(index="variant", columns="lineup", values="cell").fillna("").reset_index()
         lines += ["## Robustness of the ranking", "",
                   "The fairness score (pp, 95% interval, tied group gN) under every everyone-plays-X line-up "
-                  "(`optimal`: 2 players only).", "", _md_table(piv), ""]
+                  "(`optimal`: 2 and 3 players only).", "", _md_table(piv), ""]
     fvs = tables.get("fair_vs_skill")
     if fvs is not None and not fvs.empty:
         lines += ["## Fairness against skill", "",
                   f"Per variant and player count ('{ref}'): the share of games in which nobody decides anything "
                   "(every round thrown with a 1-throw limit: pure chance), the skill edge (one skilled player "
-                  "among habit players, win share − 1/players), the value of leading (exact, 2 players, optimal "
-                  "play: mean over the states a game visits of P(win | lead) − P(win | follow) in the décharge; "
+                  "among habit players, win share − 1/players), the value of leading (exact, 2 and 3 players, "
+                  "optimal play: mean over the décharge states a game visits of P(pay | another leads) − "
+                  "P(pay | I lead); "
                   "simulated: the leader's per-round chance of losing a décharge round), the round-1 loser's "
                   "chance of paying, and the paying-seat unfairness.", ""]
         t = pd.DataFrame({
@@ -336,12 +359,14 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         })
         lines += [_md_table(t), ""]
     if lead is not None and not lead.empty:
-        lines += ["Exact, 2 players, both playing optimally (solver): the value of leading a round, "
-                  "P(win the game | lead it) − P(win the game | follow) with the same tokens, over the states of "
-                  "each phase (mean weighted by how often a game visits them, smallest, largest), and the round-1 "
-                  "loser's chance of winning the game.", ""]
+        lines += ["Exact, everyone playing optimally (2 players: the solver's optimum; 3 players: the "
+                  "equilibrium where each minimises its own P(pay)): the value of leading a round, P(pay | one of "
+                  "the others leads it) − P(pay | I lead it) with the same tokens (with 2 players: P(win | lead) − "
+                  "P(win | follow)), over the states of each phase (mean weighted by how often a game visits them, "
+                  "smallest, largest); the first round's value; and the round-1 loser's chance of winning the "
+                  "game (2 players).", ""]
         t = pd.DataFrame({
-            "variant": lead["variant"],
+            "variant": lead["variant"], "players": lead["players"],
             "charge: mean [min, max] (pp)": [f"{_pp(a)} [{_pp(b)}, {_pp(c)}]" if not math.isnan(a) else ""
                                              for a, b, c in zip(lead["charge_mean"], lead["charge_min"],
                                                                 lead["charge_max"])],
@@ -349,7 +374,7 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
                                                else "" for a, b, c in zip(lead["decharge_mean"], lead["decharge_min"],
                                                                           lead["decharge_max"])],
             "first round (pp)": lead["first_round"].map(lambda x: _pp(0.0 if abs(x) < 1e-12 else x, 3)),
-            "round-1 loser wins": lead["round1_loser_wins"].map(lambda x: f"{100 * x:.2f}%"),
+            "round-1 loser wins": lead["round1_loser_wins"].map(lambda x: "" if math.isnan(x) else f"{100 * x:.2f}%"),
         })
         lines += [_md_table(t), ""]
     if not fair.empty:

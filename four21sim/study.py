@@ -27,8 +27,9 @@ Line-ups
     one player on A among players on B, A taking every seat in turn on the same
     games (common random numbers); measures A's edge over B.
 
-Configurations that cannot be played (``optimal`` with other than 2 players) are
-skipped and listed as such in the manifest.
+Configurations that cannot be played (``optimal`` with 4 players or more, or with
+more tokens than its exact solver takes) are skipped and listed, with the reason, in
+the manifest.
 
 Bounds
 ------
@@ -49,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .policies import POLICY_NAMES
+from .policies import POLICY_NAMES, REGISTRY
 from .variants import MAX_PLAYERS, MIN_PLAYERS, OPTION_TABLE, PRESETS, Variant, parse_overrides
 
 __all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_lineup", "MAX_CONFIGURATIONS",
@@ -85,9 +86,14 @@ class Lineup:
     def label(self) -> str:
         return self.a if self.kind == "all" else f"one:{self.a}/{self.b}"
 
-    def playable(self, players: int) -> bool:
-        names = [self.a] if self.kind == "all" else [self.a, self.b]
-        return "optimal" not in names or players == 2
+    def why_not(self, variant: Variant, players: int) -> str | None:
+        """Why this line-up cannot be played (None when it can): the policy registry's reason."""
+        spec = {p.name: p for p in REGISTRY}
+        for name in [self.a] if self.kind == "all" else [self.a, self.b]:
+            why = spec[name].why_not(variant, players)
+            if why:
+                return why
+        return None
 
 
 def _policy_name(text: str, where: str) -> str:
@@ -229,11 +235,11 @@ class Study:
             for n in self.players:
                 for text in self.lineups:
                     lu = parse_lineup(text)
-                    if lu.playable(n):
+                    why = lu.why_not(v, n)
+                    if why is None:
                         out.append(Config(label, v, n, lu))
                     else:
-                        skipped.append({"variant": label, "players": n, "lineup": lu.label,
-                                        "reason": "optimal play is exact for 2 players only"})
+                        skipped.append({"variant": label, "players": n, "lineup": lu.label, "reason": why})
         return out, skipped
 
     def to_dict(self) -> dict[str, Any]:

@@ -79,6 +79,15 @@ def _versions() -> dict:
 
 
 # ------------------------------------------------------------------ checks
+def study_policies(configs: list[Config]) -> list[tuple]:
+    """Every distinct (variant, players, policy name) the configurations play, in order."""
+    seen: dict = {}
+    for c in configs:
+        for name in [c.lineup.a] if c.lineup.kind == "all" else [c.lineup.a, c.lineup.b]:
+            seen.setdefault((c.variant, c.players, name), None)
+    return list(seen)
+
+
 def _check_out(out: Path) -> None:
     """Refuse an --out that cannot be written, before anything is played."""
     if out.exists() and not out.is_dir():
@@ -135,17 +144,14 @@ def prepare(study: Study, out: Path, chosen: bool = True) -> tuple[list[Config],
 
     ``chosen``: the folder was given explicitly (``--out``), not derived from the name.
     """
-    from .policies import resolve_policies
+    from .policies import check_available, resolve_policies
     configs, skipped = study.configs()
     if not configs:
-        raise ValueError("--lineups/--players: no playable configuration (optimal needs 2 players)")
-    seen = set()
-    for c in configs:
-        names = [c.lineup.a] if c.lineup.kind == "all" else [c.lineup.a, c.lineup.b]
-        for name in names:
-            if (c.label, c.players, name) not in seen:
-                seen.add((c.label, c.players, name))
-                resolve_policies(c.variant, c.players, [name] * c.players)
+        raise ValueError("--lineups/--players: no playable configuration (optimal needs 2 or 3 players)")
+    for variant, players, name in study_policies(configs):
+        # a costly policy (a solve) is checked here and built by whoever plays it
+        if not check_available(name, variant, players).costly:
+            resolve_policies(variant, players, [name] * players)
     _check_out(out)
     if out.is_dir():
         _check_folder(study, out, chosen)
@@ -208,7 +214,11 @@ def run_study_tasks(study: Study, configs: list[Config], out: Path, pending: lis
         elif workers <= 1:
             executors.run_in_process(pending, configs, study.seed, study.max_rounds, finished)
         else:
-            executors.run_processes(pending, configs, study.seed, study.max_rounds, workers, finished)
+            from .policies import check_available
+            used = {t.config for t in pending}
+            needed = study_policies([c for i, c in enumerate(configs) if i in used])
+            prebuild = [item for item in needed if check_available(item[2], item[0], item[1]).costly]
+            executors.run_processes(pending, configs, study.seed, study.max_rounds, workers, finished, prebuild)
     return {"games_run": games_run, "games_played": games_played, "seconds": time.perf_counter() - t0,
             "tasks_run": len(pending)}
 

@@ -71,11 +71,11 @@ def _config_cols(c: Config) -> dict:
 
 
 def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dict[str, pd.DataFrame]:
-    """Tidy tables: measures, distributions, skill, fairness, runaways, scores (and exact, for 2 players)."""
+    """Tidy tables: measures, distributions, skill, fairness, runaways, scores (and exact, for 2 and 3 players)."""
     measures, dists, skill, fair, runaways = [], [], [], [], []
     shares: dict = {}
     exact_rows = _exact_rows(study, configs) if study.exact else []
-    exact = {(r["variant"], r["lineup"]): r for r in exact_rows}
+    exact = {(r["variant"], r["players"], r["lineup"]): r for r in exact_rows}
     for c, cnt in zip(configs, merged):
         cols = _config_cols(c)
         if c.lineup.kind == "one":
@@ -91,7 +91,7 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
                        ci_high=mean + half, fair=1 / n, edge=mean - 1 / n)
             for s in range(n):
                 row[f"score_seat{s}"] = float(cnt["one_by_seat"][s]) / (SHARE_UNIT * g)
-            ex = exact.get((c.label, c.lineup.label)) if n == 2 else None
+            ex = exact.get((c.label, n, c.lineup.label))
             row["score_exact"] = ex["score_exact"] if ex else math.nan
             skill.append(row)
             continue
@@ -110,9 +110,9 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
         n = c.players
         fpa, lo, hi = res.first_player_advantage()
         mm = m.set_index("measure")
-        ex = exact.get((c.label, c.lineup.label)) if n == 2 else None
+        ex = exact.get((c.label, n, c.lineup.label))
         row = dict(cols, games=res.finished, first_player_advantage=fpa, fpa_low=lo, fpa_high=hi,
-                   fpa_exact=(ex["p_seat0_exact"] - 0.5) if ex else math.nan,
+                   fpa_exact=(ex["p_seat0_exact"] - 1 / n) if ex else math.nan,
                    max_seat_deviation=float(np.max(np.abs(seats.win_share - 1 / n)) * n),
                    seat_test_win_p=res.seat_test("win")["p"], fpa_se=(hi - lo) / (2 * Z95),
                    mean_rounds=float(mm.loc["mean_rounds", "value"]),
@@ -123,6 +123,8 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
                    mean_swing_round=float(mm.loc["mean_swing_round", "value"]),
                    mean_swing_game=float(mm.loc["mean_swing_game", "value"]))
         row.update(_paying_seat(res, c))
+        row["seat0_pays_exact"] = ex["seat0_pays_exact"] if ex else math.nan
+        row["pay_unfairness_exact"] = ex["pay_unfairness_exact"] if ex else math.nan
         row.update(_leading(res))
         row.update(_felt(res))
         row["games_id"] = games_identity(cnt)
@@ -266,19 +268,26 @@ def robustness(fair: pd.DataFrame, shares: dict) -> pd.DataFrame:
 
 
 def leading_table(study: Study, configs: list[Config]) -> pd.DataFrame:
-    """The exact value of leading per variant (2 players, both optimal; :mod:`four21sim.leading`)."""
-    from .leading import lead_summary
+    """The exact value of leading per variant: 2 players, both optimal, for every variant the
+    solver takes; 3 players, at the equilibrium, for the variants the study plays ``optimal``
+    with 3 players (:mod:`four21sim.leading`)."""
+    from .leading import lead_summary, lead_summary3
     from .solver import MAX_SOLVER_TOKENS
     rows = []
     if not study.exact:
         return pd.DataFrame()
-    seen = {}
+    wanted = {}
     for c in configs:
-        if c.label in seen or c.variant.tokens > MAX_SOLVER_TOKENS:
-            continue
-        seen[c.label] = True
-        ls = lead_summary(c.variant)
-        row = dict(variant=c.label, first_round=ls["first_round"], round1_loser_wins=ls["round1_loser_wins"])
+        if c.variant.tokens <= MAX_SOLVER_TOKENS:
+            wanted.setdefault((c.label, 2), c.variant)
+    for c in configs:
+        if c.players == 3 and c.lineup.kind == "all" and c.lineup.a == "optimal":
+            wanted.setdefault((c.label, 3), c.variant)
+    for (label, n), variant in wanted.items():
+        ls = lead_summary(variant) if n == 2 else lead_summary3(variant)
+        r1 = ls["round1_loser_wins"]
+        row = dict(variant=label, players=n, first_round=ls["first_round"],
+                   round1_loser_wins=math.nan if r1 is None else r1)
         for phase in PHASES:
             b = ls["by_phase"].get(phase)
             for key, name in (("weighted_mean", "mean"), ("min", "min"), ("max", "max")):
@@ -296,7 +305,7 @@ def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame
     ref = reference_lineup(fair)
     if ref is None:
         return pd.DataFrame()
-    lead = leading.set_index("variant") if not leading.empty else pd.DataFrame()
+    lead = leading.set_index(["variant", "players"]) if not leading.empty else pd.DataFrame()
     rows = []
     for r in fair[fair["lineup"] == ref].itertuples():
         row = dict(variant=r.variant, players=r.players, p_no_decision=r.p_no_decision,
@@ -313,19 +322,29 @@ def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame
             sk = skill[(skill["variant"] == r.variant) & (skill["players"] == r.players) & (skill["lineup"] == lu)]
             for key in ("edge", "ci_low", "ci_high", "fair"):
                 row[f"skill_{key}[{lu}]"] = float(sk.iloc[0][key]) if len(sk) else math.nan
-        has = r.players == 2 and r.variant in lead.index
-        row["lead_value_decharge_exact"] = float(lead.loc[r.variant, "decharge_mean"]) if has else math.nan
-        row["r1_loser_wins_exact"] = float(lead.loc[r.variant, "round1_loser_wins"]) if has else math.nan
+        has = (r.variant, r.players) in lead.index
+        row["lead_value_decharge_exact"] = float(lead.loc[(r.variant, r.players), "decharge_mean"]) if has else math.nan
+        row["r1_loser_wins_exact"] = float(lead.loc[(r.variant, r.players), "round1_loser_wins"]) if has else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
-    """Exact 2-player values (solver) of every 2-player line-up made of table policies."""
+    """Exact values of every 2-player line-up made of table policies (solver), and of
+    ``optimal`` with 3 players (the equilibrium of solver3)."""
     from .policies import evaluate
     from .solver import MAX_SOLVER_TOKENS
+    from .solver3 import solve as solve3
     rows = []
     for c in configs:
+        if c.players == 3 and c.lineup.kind == "all" and c.lineup.a == "optimal":
+            sol = solve3(c.variant, 3, "pay")
+            pay = sol.seat_p_pay
+            rows.append(dict(_config_cols(c), p_seat0_exact=float(sol.seat_p_win[0]),
+                             expected_rounds_exact=sol.expected_rounds, score_exact=math.nan,
+                             seat0_pays_exact=float(pay[0]), pay_unfairness_exact=float(np.abs(pay - 1 / 3).max()),
+                             exploitability=sol.exploitability))
+            continue
         if c.players != 2 or c.variant.tokens > MAX_SOLVER_TOKENS:
             continue
         lu = c.lineup
@@ -334,11 +353,14 @@ def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
             continue
         if lu.kind == "all":
             e = evaluate(c.variant, [lu.a, lu.a])
-            rows.append(dict(_config_cols(c), p_seat0_exact=e["p_seat0"], expected_rounds_exact=e["expected_rounds"],
-                             score_exact=math.nan))
+            p0 = e["p_seat0"]
+            rows.append(dict(_config_cols(c), p_seat0_exact=p0, expected_rounds_exact=e["expected_rounds"],
+                             score_exact=math.nan, seat0_pays_exact=1 - p0, pay_unfairness_exact=abs(p0 - 0.5),
+                             exploitability=math.nan))
         else:
             ab = evaluate(c.variant, [lu.a, lu.b])
             ba = evaluate(c.variant, [lu.b, lu.a])
             rows.append(dict(_config_cols(c), p_seat0_exact=math.nan, expected_rounds_exact=math.nan,
-                             score_exact=(ab["p_seat0"] + 1 - ba["p_seat0"]) / 2))
+                             score_exact=(ab["p_seat0"] + 1 - ba["p_seat0"]) / 2, seat0_pays_exact=math.nan,
+                             pay_unfairness_exact=math.nan, exploitability=math.nan))
     return rows

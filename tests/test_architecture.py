@@ -67,15 +67,27 @@ def test_policy_lists_derive_from_the_registry():
     assert policies.POLICY_NAMES == names
     assert set(policies.TABLE_POLICIES) == {p.name for p in policies.REGISTRY if p.table}
     assert summarize.TABLE_POLICIES == policies.TABLE_POLICIES
-    assert "optimal" in policies.policies_for(2) and "optimal" not in policies.policies_for(3)
+    assert "optimal" in policies.policies_for(3) and "optimal" not in policies.policies_for(4)
     for spec in policies.REGISTRY:
         assert spec.name in policies.policy_help()
 
 
 def test_a_policy_outside_its_player_counts_is_refused_with_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 2 players, not 3; "
-                                         r"allowed with 3 players: sec, chase421"):
-        policies.compile_policy("optimal", PRESETS["super421"], players=3)
+    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 3 players, not 4; "
+                                         r"allowed with 4 players: sec, chase421, greedy, table-aware, random$"):
+        policies.compile_policy("optimal", PRESETS["super421"], players=4)
+    # beyond what the exact 3-player solver takes: refused before any solve, with the reason
+    big = Variant.from_preset("super421", {"tokens": 31})
+    with pytest.raises(ValueError, match=r"policies: the exact 3-player solver takes at most 30 tokens, not 31"):
+        policies.check_available("optimal", big, 3)
+
+
+def test_the_old_name_equilibrium_still_means_optimal():
+    v = Variant.from_preset("super421", {"tokens": 3})
+    with pytest.warns(FutureWarning, match="'equilibrium' is now called 'optimal'"):
+        old = policies.compile_policy("equilibrium", v, players=3)
+    new = policies.compile_policy("optimal", v, players=3)
+    assert old.name == "optimal" and np.array_equal(old.foll, new.foll) and np.array_equal(old.lead, new.lead)
 
 
 def _package_imports() -> dict[str, set[str]]:

@@ -47,6 +47,25 @@ def test_a_person_playing_a_policy_gets_the_engines_game(preset, players, habit,
     assert (res.tokens, res.winners, res.rounds) == (tokens, winners, rounds)
 
 
+@pytest.mark.parametrize("preset", ["super421", "super421-lebon"])
+def test_three_optimal_opponents_play_the_engines_game(preset):
+    # optimal at 3 players reads the whole round (context mode 2): play must find the same rows
+    v = Variant.from_preset(preset).with_options(["tokens=5"])
+    me = compile_policy("greedy", v, 3)
+
+    def choose(t):
+        if t.leading:
+            return me.leader_keep(t.hand, t.limit - t.made)
+        return me.follower_keep(t.hand, t.target, t.limit, t.made)
+
+    for seed in range(8):
+        for human in (0, 2):
+            res = play_game(v, 3, seed, choose, human=human, opponents="optimal")
+            lineup = ["optimal"] * 3
+            lineup[human] = "greedy"
+            assert (res.tokens, res.winners, res.rounds) == engine_game(v, lineup, seed)
+
+
 def rethrow_all(v):
     """A table policy that always throws all three dice again (legal for everyone)."""
     lead = np.zeros((1, 2, dice.N_HANDS), dtype=np.int8)
@@ -96,7 +115,7 @@ def test_input_ending_early_abandons_quietly():
 
 
 @pytest.mark.parametrize("args,word", [(["--players", "9"], "--players"), (["--seat", "2"], "--seat"),
-                                       (["--players", "3", "--opponents", "optimal"], "--opponents"),
+                                       (["--players", "4", "--opponents", "optimal"], "--opponents"),
                                        (["--opponents", "random"], "--opponents"), (["--variant", "nope"], "'nope'")])
 def test_bad_options(args, word):
     proc = run_play(args, "")

@@ -20,7 +20,7 @@ from test_engine_vs_reference import _check
 @pytest.mark.parametrize("preset", ["super421", "super421-lebon", "montreal", "classic"])
 def test_engine_plays_the_equilibrium_like_the_reference(preset):
     variant = Variant.from_preset(preset, {"tokens": 4})
-    for names in (["equilibrium"] * 3, ["greedy", "equilibrium", "random"]):
+    for names in (["optimal"] * 3, ["greedy", "optimal", "random"]):
         _check(variant, 3, names, seed=5, games=100, label=f"{preset} tokens=4, 3 players")
 
 
@@ -29,7 +29,7 @@ def test_simulated_p_pay_matches_the_exact_equilibrium(preset, tokens):
     v = Variant.from_preset(preset, {"tokens": tokens})
     exact = solve(v, 3).seat_p_pay
     games = 100_000
-    m = simulate(v, players=3, policies="equilibrium", games=games, seed=21).measures()
+    m = simulate(v, players=3, policies="optimal", games=games, seed=21).measures()
     share = m[m.measure == "lose_share"].set_index("seat")["value"]
     for seat in range(3):
         se = math.sqrt(exact[seat] * (1 - exact[seat]) / games)  # shares of 1/2 only shrink the variance

@@ -282,6 +282,28 @@ def test_same_tables_whatever_runs_the_tasks(tmp_path, tiny_ref, how):
     assert_same_tables(tmp_path / "o", tiny_ref)
 
 
+def test_optimal_at_three_players_plays_the_equilibrium_whatever_runs_it(tmp_path):
+    # the 3-player equilibrium is built in each worker (solved once, then read from the disk cache)
+    args = ["--variants", "super421,classic", "--set", "tokens=4", "--players", "3",
+            "--lineups", "optimal,one:optimal/greedy", "--games", "4000", "--task-games", "1000", "--seed", "5"]
+    assert run_inproc([*args, "--out", tmp_path / "a", "--quiet"]) == 0
+    res = run_cli([*args, "--workers", "2", "--out", "b", "--quiet"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert_same_tables(tmp_path / "a", tmp_path / "b")
+    assert not manifest(tmp_path / "a")["skipped"]
+    fair = pd.read_parquet(tmp_path / "a" / "fairness.parquet").set_index(["variant", "lineup"])
+    ex = pd.read_parquet(tmp_path / "a" / "exact.parquet")
+    assert set(ex["players"]) == {3} and set(ex["lineup"]) == {"optimal"}
+    for r in ex.itertuples():
+        sim = fair.loc[(r.variant, "optimal")]
+        # simulated P(seat 0 pays) within 4 standard errors of the solver's value (false alarm ~6e-5)
+        se = np.sqrt(r.seat0_pays_exact * (1 - r.seat0_pays_exact) / sim.games)
+        assert abs(sim.seat0_pays - r.seat0_pays_exact) <= 4 * se, (r.variant, sim.seat0_pays, r.seat0_pays_exact)
+        assert r.exploitability < 1e-9
+    lead = pd.read_parquet(tmp_path / "a" / "leading.parquet")
+    assert sorted(lead["players"]) == [2, 2, 3, 3]
+
+
 def test_same_tables_on_a_running_dask_scheduler(tmp_path, tiny_ref, dask_cluster):
     cluster, client = dask_cluster
     addr = cluster.scheduler_address
@@ -488,7 +510,7 @@ BAD = {
     "zero-games": (_args_with(games="0"), "games: 0"),
     "missing-config": (["--config", "missing.toml", "--quiet"], "missing.toml"),
     "workers-0": (_args_with(workers="0"), "--workers"),
-    "optimal-3-players": (_args_with(players="3", lineups="optimal"), "no playable configuration"),
+    "optimal-4-players": (_args_with(players="4", lineups="optimal"), "no playable configuration"),
     "scheduler-bogus": (_args_with(scheduler="bogus"), "--scheduler: 'bogus'"),
     "scheduler-unreachable": (_args_with(scheduler="tcp://127.0.0.1:1"), "cannot reach"),
 }

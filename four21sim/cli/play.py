@@ -1,6 +1,7 @@
 """``four21sim play``: play a game of 421 at the terminal.
 
-Against the optimal player (2 players) or habit players (3 to 8). The dice are thrown
+Against the optimal player (2 players), optimal players (3 players: the certified equilibrium,
+solved the first time in up to two minutes, then read from the disk cache) or habit players. The dice are thrown
 by the engine's random stream (``--seed`` replays a game); you choose your keeps by
 typing them: the dice to keep (``21`` keeps a 2 and a 1), ``stop``, or ``-`` to throw
 all three again; ``?`` asks the advisor (``--hint`` shows its advice after every
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, metavar="S",
                    help="your seat, 0 to N-1; seat 0 leads the first round (default 0)")
     p.add_argument("--opponents", metavar="POLICY", default=None,
-                   help="how the others play: optimal (2 players), sec, chase421, greedy, table-aware "
+                   help="how the others play: optimal (2 or 3 players), sec, chase421, greedy, table-aware "
                         "(default: optimal with 2 players, greedy with more)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="the dice's seed, 0 <= S < 2**64 (default: a new one, printed so the game can be replayed)")

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import dice
-from ..leading import lead_summary
+from ..leading import lead_summary, lead_summary3
 from ..solver import MAX_SOLVER_TOKENS, check_state, solve
 from ..solver3 import OBJECTIVES, check_players, format_summary
 from ..solver3 import solve as solve3
@@ -93,7 +93,11 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
         for name, given in (("--state", args.state), ("--follower", args.follower)):
             if given:
                 raise ValueError(f"{name}: {given!r} is not allowed with --players 3; allowed: only with --players 2")
-        return {"json": args.json, "players3": True, **solve3(variant, 3, args.objective).summary()}
+        sol3 = solve3(variant, 3, args.objective)
+        out3 = {"json": args.json, "players3": True, **sol3.summary()}
+        if args.objective == "pay":  # the lead value is a difference of P(pay) (four21sim.leading)
+            out3["lead_value"] = lead_summary3(sol3)
+        return out3
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
