@@ -33,7 +33,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from .tasks import Task, run_task
 
-__all__ = ["work", "build_policy", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
+__all__ = ["work", "build_policy", "warm_policy", "warm_policies", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
            "run_on_dask", "close", "probe_scheduler", "CONNECT_TIMEOUT"]
 
 CONNECT_TIMEOUT = 10.0
@@ -52,6 +52,46 @@ def build_policy(variant, players: int, name: str) -> str:
     from .policies import compile_policy
     compile_policy(name, variant, players)
     return name
+
+
+def warm_policy(variant, players: int, name: str) -> str:
+    """Do the shareable part of a costly policy's build (:attr:`PolicySpec.warm`) in this process."""
+    from .policies import check_available
+    spec = check_available(name, variant, players)
+    if spec.warm is not None:
+        spec.warm(variant, players)
+    return name
+
+
+def warm_policies(items: list, processes: int) -> None:
+    """Warm costly policies side by side in up to ``processes`` fresh processes (spawned, one
+    numba thread each), so that this process then reads their solves from the disk cache.
+
+    Skipped (each build then happens here, in turn) when the cache is off, or for fewer
+    than two items.
+    """
+    from .cache import cache_dir
+    from .policies import check_available
+    items = [it for it in items if check_available(it[2], it[0], it[1]).warm is not None]
+    if len(items) < 2 or processes < 2 or cache_dir() is None:
+        return
+    ctx = multiprocessing.get_context("spawn")
+    env_before = os.environ.get("NUMBA_NUM_THREADS")
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    pool = ProcessPoolExecutor(max_workers=min(processes, len(items)), mp_context=ctx, initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    try:
+        for fut in [pool.submit(warm_policy, *it) for it in items]:
+            fut.result()
+    except BaseException:
+        _kill_pool(pool)
+        raise
+    finally:
+        if env_before is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = env_before
+    pool.shutdown(wait=True)
 
 
 def warm_up() -> None:

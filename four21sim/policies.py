@@ -202,6 +202,12 @@ def _optimal3(variant: Variant) -> Policy:
                         info={"p_pay": sol.seat_p_pay.tolist(), "exploitability": sol.exploitability})
 
 
+def _optimal_warm(variant: Variant, players: int) -> None:
+    if players == 3:  # the 3-player solve goes to the disk cache; the 2-player one is quick
+        from . import solver3
+        solver3.solve(variant, 3)
+
+
 def _optimal_unavailable(variant: Variant, players: int) -> str | None:
     from .solver3 import MAX_TOKENS_3
     cap = solver.MAX_SOLVER_TOKENS if players == 2 else MAX_TOKENS_3
@@ -231,6 +237,10 @@ class PolicySpec:
     costly : bool
         Building it takes seconds to minutes (a solve): a study builds it once per
         process and checks it without building it.
+    warm : callable or None
+        ``warm(variant, players)``: do the costly part of a build where other processes
+        can reuse it (the disk cache, :mod:`four21sim.cache`), so that several can be
+        done side by side in other processes; None when nothing is shared that way.
     """
 
     name: str
@@ -240,6 +250,7 @@ class PolicySpec:
     summary: str
     unavailable: Callable[[Variant, int], str | None] | None = None
     costly: bool = False
+    warm: Callable[[Variant, int], None] | None = None
 
     def fits(self, players: int) -> bool:
         return self.players[0] <= players <= self.players[1]
@@ -264,7 +275,7 @@ REGISTRY: tuple[PolicySpec, ...] = (
     PolicySpec("random", lambda v, n: _random(v), False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
     PolicySpec("optimal", _optimal, True, (2, 3),
                "exact optimal play: the 2-player optimum, or the certified 3-player equilibrium where each "
-               "minimises its own P(pay)", _optimal_unavailable, costly=True),
+               "minimises its own P(pay)", _optimal_unavailable, costly=True, warm=_optimal_warm),
 )
 _SPEC = {p.name: p for p in REGISTRY}
 # older names still accepted, with a FutureWarning: old name -> registry name

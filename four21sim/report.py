@@ -164,13 +164,14 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                        f"{b.taken_p99} in {b.variant} with {b.players} players ({_pct(b.p_take_ge_10)}).")
     if not skill.empty:
         for lu, g in skill.groupby("lineup", sort=False):
-            top = g.loc[g["edge"].idxmax()]
-            low = g.loc[g["edge"].idxmin()]
-            out.append(f"**Skill ({lu}):** the {top.skilled} player's edge over a fair share ranges from "
-                       f"{_pp(low.edge)} (95% CI {_pp(low.ci_low - low.fair)} to {_pp(low.ci_high - low.fair)}; "
-                       f"{low.variant}, {low.players} players) to {_pp(top.edge)} (95% CI "
-                       f"{_pp(top.ci_low - top.fair)} to {_pp(top.ci_high - top.fair)}; {top.variant}, "
-                       f"{top.players} players).")
+            top = g.loc[g["pay_edge"].idxmax()]
+            low = g.loc[g["pay_edge"].idxmin()]
+            out.append(f"**Skill ({lu}), who pays:** the {top.skilled} player pays less often than a fair share "
+                       f"by {_pp(low.pay_edge)} (95% CI {_pp(low.fair - low.pay_ci_high)} to "
+                       f"{_pp(low.fair - low.pay_ci_low)}; {low.variant}, {low.players} players) up to "
+                       f"{_pp(top.pay_edge)} (95% CI {_pp(top.fair - top.pay_ci_high)} to "
+                       f"{_pp(top.fair - top.pay_ci_low)}; {top.variant}, {top.players} players)"
+                       + ("; a negative value means it pays more than its share." if low.pay_edge < 0 else "."))
     rob = tables.get("robustness")
     if rob is not None and not rob.empty and rob["lineup"].nunique() > 1:
         firsts = {lu: set(d.loc[d["group"] == 1, "variant"]) for lu, d in rob.groupby("lineup", sort=False)}
@@ -308,7 +309,7 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         lines += ["## Fairness against skill", "",
                   f"Per variant and player count ('{ref}'): the share of games in which nobody decides anything "
                   "(every round thrown with a 1-throw limit: pure chance), the skill edge (one skilled player "
-                  "among habit players, win share − 1/players), the value of leading (exact, 2 and 3 players, "
+                  "among habit players: how much less often than 1/players it pays), the value of leading (exact, 2 and 3 players, "
                   "optimal play: mean over the décharge states a game visits of P(pay | another leads) − "
                   "P(pay | I lead); "
                   "simulated: the leader's per-round chance of losing a décharge round), the round-1 loser's "
@@ -316,11 +317,11 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         t = pd.DataFrame({
             "variant": fvs["variant"], "players": fvs["players"],
             "no decision": fvs["p_no_decision"].map(lambda x: f"{100 * x:.1f}%"),
-            **{f"skill edge, {lu[4:]} (pp)": [
-                "" if math.isnan(v) else f"{100 * v:+.2f} [{100 * (a - f):+.2f}, {100 * (b - f):+.2f}]"
-                for v, a, b, f in zip(fvs[f"skill_edge[{lu}]"], fvs[f"skill_ci_low[{lu}]"], fvs[f"skill_ci_high[{lu}]"],
-                                      fvs[f"skill_fair[{lu}]"])]
-               for lu in [c[len("skill_edge["):-1] for c in fvs.columns if c.startswith("skill_edge[")]},
+            **{f"skill: pays less, {lu[4:]} (pp)": [
+                "" if math.isnan(v) else f"{100 * v:+.2f} [{100 * a:+.2f}, {100 * b:+.2f}]"
+                for v, a, b in zip(fvs[f"skill_pay_edge[{lu}]"], fvs[f"skill_pay_edge_low[{lu}]"],
+                                   fvs[f"skill_pay_edge_high[{lu}]"])]
+               for lu in [c[len("skill_pay_edge["):-1] for c in fvs.columns if c.startswith("skill_pay_edge[")]},
             "lead value, décharge (exact)": fvs["lead_value_decharge_exact"].map(
                 lambda x: "" if math.isnan(x) else f"{100 * x:+.2f} pp"),
             "leader loses a décharge round": [("" if math.isnan(v) else f"{100 * v:.1f}% [{100 * a:.1f}, {100 * b:.1f}]")
@@ -395,14 +396,20 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     skill = tables["skill"]
     if not skill.empty:
         lines += ["## Skill against luck", "",
-                  "One skilled player among habit players, taking every seat in turn on the same games.", ""]
+                  "One skilled player among habit players, taking every seat in turn on the same games: how often "
+                  "it pays (what a bar cares about) and its win share, against the fair 1/players. With 2 players "
+                  "one is the complement of the other; with more they differ, and `optimal` at 3 players (the "
+                  "equilibrium) plays not to pay, not to win.", ""]
         t = pd.DataFrame({
             "variant": skill["variant"], "players": skill["players"], "line-up": skill["lineup"],
-            "skilled win share": skill["score"].map(lambda x: f"{100 * x:.2f}%"),
-            "95% CI": [f"{100 * a:.2f} .. {100 * b:.2f}" for a, b in zip(skill["ci_low"], skill["ci_high"])],
-            "exact": skill["score_exact"].map(lambda x: "" if math.isnan(x) else f"{100 * x:.2f}%"),
             "fair": skill["fair"].map(lambda x: f"{100 * x:.1f}%"),
-            "edge": skill["edge"].map(lambda x: f"{100 * x:+.2f} pp"),
+            "skilled pays": [f"{100 * v:.2f}% [{100 * a:.2f}, {100 * b:.2f}]"
+                             for v, a, b in zip(skill["pay_score"], skill["pay_ci_low"], skill["pay_ci_high"])],
+            "pays less by": skill["pay_edge"].map(lambda x: f"{100 * x:+.2f} pp"),
+            "skilled win share": [f"{100 * v:.2f}% [{100 * a:.2f}, {100 * b:.2f}]"
+                                  for v, a, b in zip(skill["score"], skill["ci_low"], skill["ci_high"])],
+            "exact": skill["score_exact"].map(lambda x: "" if math.isnan(x) else f"{100 * x:.2f}%"),
+            "win edge": skill["edge"].map(lambda x: f"{100 * x:+.2f} pp"),
         })
         lines += [_md_table(t), ""]
     lines += _exact_check(tables)

@@ -209,16 +209,18 @@ def run_study_tasks(study: Study, configs: list[Config], out: Path, pending: lis
             progress(task.games * c.games_factor)
 
     if pending:
+        from .policies import check_available
+        used = {t.config for t in pending}
+        needed = study_policies([c for i, c in enumerate(configs) if i in used])
+        costly = [item for item in needed if check_available(item[2], item[0], item[1]).costly]
         if client is not None:
             executors.run_on_dask(client, pending, configs, study.seed, study.max_rounds, finished)
         elif workers <= 1:
+            # this process plays on every core; the solves it needs first can run side by side
+            executors.warm_policies(costly, os.cpu_count() or 1)
             executors.run_in_process(pending, configs, study.seed, study.max_rounds, finished)
         else:
-            from .policies import check_available
-            used = {t.config for t in pending}
-            needed = study_policies([c for i, c in enumerate(configs) if i in used])
-            prebuild = [item for item in needed if check_available(item[2], item[0], item[1]).costly]
-            executors.run_processes(pending, configs, study.seed, study.max_rounds, workers, finished, prebuild)
+            executors.run_processes(pending, configs, study.seed, study.max_rounds, workers, finished, costly)
     return {"games_run": games_run, "games_played": games_played, "seconds": time.perf_counter() - t0,
             "tasks_run": len(pending)}
 

@@ -84,11 +84,17 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
             runaways.append(dict(cols, games=study.games, runaway_games=int(cnt["one_runaway"][0])))
             if g == 0:  # every game ran away: nothing to measure
                 continue
-            mean = float(cnt["one_sum"][0]) / (n * SHARE_UNIT * g)
-            ex2 = float(cnt["one_sumsq"][0]) / ((n * SHARE_UNIT) ** 2 * g)
-            half = Z95 * math.sqrt(max(ex2 - mean * mean, 0.0) / g)
+            def mean_ci(what: str) -> tuple[float, float]:
+                # per game: A's share averaged over its seat rotations (paired, common random numbers)
+                mean = float(cnt[f"one_{what}sum"][0]) / (n * SHARE_UNIT * g)
+                ex2 = float(cnt[f"one_{what}sumsq"][0]) / ((n * SHARE_UNIT) ** 2 * g)
+                return mean, Z95 * math.sqrt(max(ex2 - mean * mean, 0.0) / g)
+
+            mean, half = mean_ci("")
+            pay, pay_half = mean_ci("pay_")
             row = dict(cols, skilled=c.lineup.a, habit=c.lineup.b, games=g, score=mean, ci_low=mean - half,
-                       ci_high=mean + half, fair=1 / n, edge=mean - 1 / n)
+                       ci_high=mean + half, fair=1 / n, edge=mean - 1 / n, pay_score=pay,
+                       pay_ci_low=pay - pay_half, pay_ci_high=pay + pay_half, pay_edge=1 / n - pay)
             for s in range(n):
                 row[f"score_seat{s}"] = float(cnt["one_by_seat"][s]) / (SHARE_UNIT * g)
             ex = exact.get((c.label, n, c.lineup.label))
@@ -322,6 +328,11 @@ def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame
             sk = skill[(skill["variant"] == r.variant) & (skill["players"] == r.players) & (skill["lineup"] == lu)]
             for key in ("edge", "ci_low", "ci_high", "fair"):
                 row[f"skill_{key}[{lu}]"] = float(sk.iloc[0][key]) if len(sk) else math.nan
+            # who pays: the edge in P(pay) and the bounds of that edge (not of the pay share)
+            one = sk.iloc[0] if len(sk) else None
+            row[f"skill_pay_edge[{lu}]"] = float(one.pay_edge) if one is not None else math.nan
+            row[f"skill_pay_edge_low[{lu}]"] = float(one.fair - one.pay_ci_high) if one is not None else math.nan
+            row[f"skill_pay_edge_high[{lu}]"] = float(one.fair - one.pay_ci_low) if one is not None else math.nan
         has = (r.variant, r.players) in lead.index
         row["lead_value_decharge_exact"] = float(lead.loc[(r.variant, r.players), "decharge_mean"]) if has else math.nan
         row["r1_loser_wins_exact"] = float(lead.loc[(r.variant, r.players), "round1_loser_wins"]) if has else math.nan

@@ -73,15 +73,11 @@ def run_task(config: Config, seed: int, first_game: int, games: int, threads: in
     # one skilled player, every seat in turn, on the same games: per-game sums of its
     # share (in units of 1/SHARE_UNIT) over the rotations, kept exactly as integers
     n = config.players
-    total = np.zeros(1, dtype=np.int64)
-    total_sq = np.zeros(1, dtype=np.int64)
-    by_seat = np.zeros(n, dtype=np.int64)
-    games_run = np.zeros(1, dtype=np.int64)
-    runaway = np.zeros(1, dtype=np.int64)
+    out = {k: np.zeros(n if k.endswith("by_seat") else 1, dtype=np.int64) for k in ONE_KEYS}
     done = 0
     while done < games:
         m = min(_RECORD_CHUNK, games - done)
-        units = np.zeros((n, m), dtype=np.int64)
+        units = {"": np.zeros((n, m), dtype=np.int64), "pay_": np.zeros((n, m), dtype=np.int64)}
         finished = np.ones(m, dtype=bool)
         for s in range(n):
             lineup = [lu.b] * n
@@ -89,18 +85,25 @@ def run_task(config: Config, seed: int, first_game: int, games: int, threads: in
             res = simulate(config.variant, n, lineup, games=m, seed=seed, first_game=first_game + done,
                            records=True, threads=threads, max_rounds=max_rounds, check_runaway=False)
             win_mask = res.records["win_mask"].to_numpy()
-            units[s] = win_units(win_mask, s)
+            units[""][s] = win_units(win_mask, s)
+            units["pay_"][s] = win_units(res.records["lose_mask"].to_numpy(), s)  # 1/k of a loss shared by k
             finished &= win_mask != 0  # every finished game has a winner; a runaway has none
-        units = units[:, finished]
-        per_game = units.sum(axis=0)
-        by_seat += units.sum(axis=1)
-        total += per_game.sum()
-        total_sq += (per_game * per_game).sum()
-        games_run += int(finished.sum())
-        runaway += m - int(finished.sum())
+        for what, u in units.items():  # the win share, then the pay share
+            u = u[:, finished]
+            per_game = u.sum(axis=0)
+            out[f"one_{what}by_seat"] += u.sum(axis=1)
+            out[f"one_{what}sum"] += per_game.sum()
+            out[f"one_{what}sumsq"] += (per_game * per_game).sum()
+        out["one_games"] += int(finished.sum())
+        out["one_runaway"] += m - int(finished.sum())
         done += m
-    return {"one_games": games_run, "one_sum": total, "one_sumsq": total_sq, "one_by_seat": by_seat,
-            "one_runaway": runaway}
+    return out
+
+
+# the counters of a one:A/B task: games, then per-game sums over the rotations of A's win share
+# and of its pay share (units of 1/SHARE_UNIT), their squares, and A's share by seat
+ONE_KEYS = ("one_games", "one_sum", "one_sumsq", "one_by_seat", "one_pay_sum", "one_pay_sumsq", "one_pay_by_seat",
+            "one_runaway")
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ def write_part(path: Path, counters: dict, identity: PartIdentity) -> None:
 def part_keys(config: Config) -> frozenset[str]:
     """The names of the counters in a part file of ``config``."""
     if config.lineup.kind == "one":
-        return frozenset(("one_games", "one_sum", "one_sumsq", "one_by_seat", "one_runaway"))
+        return frozenset(ONE_KEYS)
     return frozenset(_COUNTERS + BLOCK_STATS)
 
 
