@@ -64,34 +64,50 @@ def warm_policy(variant, players: int, name: str) -> str:
 
 
 def warm_policies(items: list, processes: int) -> None:
-    """Warm costly policies side by side in up to ``processes`` fresh processes (spawned, one
-    numba thread each), so that this process then reads their solves from the disk cache.
+    """Warm costly policies side by side in up to ``processes`` child processes (one numba
+    thread each), so that this process then reads their solves from the disk cache.
 
-    Skipped (each build then happens here, in turn) when the cache is off, or for fewer
-    than two items.
+    The children are fresh interpreters started with ``python -c``, not multiprocessing
+    workers: they never import the caller's ``__main__``, so a script without an
+    ``if __name__ == "__main__"`` guard works too. This is an optimisation only: it is
+    skipped when the cache is off or for fewer than two items, and a child that fails is
+    ignored (the build then happens here, in turn, and reports its own errors).
     """
+    import json
+    import subprocess
     from .cache import cache_dir
     from .policies import check_available
     items = [it for it in items if check_available(it[2], it[0], it[1]).warm is not None]
     if len(items) < 2 or processes < 2 or cache_dir() is None:
         return
-    ctx = multiprocessing.get_context("spawn")
-    env_before = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = "1"
-    pool = ProcessPoolExecutor(max_workers=min(processes, len(items)), mp_context=ctx, initializer=_worker_init,
-                               initargs=(os.getpid(),))
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    code = "import sys; from four21sim.executors import _warm_child; _warm_child(sys.argv[1])"
+    todo = [json.dumps({"options": v.options(), "players": n, "name": name, "parent": os.getpid()})
+            for v, n, name in items]
+    running: list = []
     try:
-        for fut in [pool.submit(warm_policy, *it) for it in items]:
-            fut.result()
-    except BaseException:
-        _kill_pool(pool)
-        raise
+        while todo or running:
+            while todo and len(running) < processes:
+                running.append(subprocess.Popen([sys.executable, "-c", code, todo.pop(0)], env=env,
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL))
+            while all(p.poll() is None for p in running):
+                threading.Event().wait(0.1)
+            running = [p for p in running if p.poll() is None]
     finally:
-        if env_before is None:
-            os.environ.pop("NUMBA_NUM_THREADS", None)
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = env_before
-    pool.shutdown(wait=True)
+        for p in running:
+            p.kill()
+            p.wait()
+
+
+def _warm_child(spec: str) -> None:
+    """Entry point of a child of :func:`warm_policies`."""
+    import json
+    from .variants import Variant
+    d = json.loads(spec)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and kills its children
+    _die_with_parent(int(d["parent"]))
+    warm_policy(Variant(**d["options"]), int(d["players"]), d["name"])
 
 
 def warm_up() -> None:

@@ -73,3 +73,25 @@ def test_an_unwritable_or_disabled_cache_is_skipped(monkeypatch, tmp_path):
     _fresh(monkeypatch, "off")
     assert cache.cache_dir() is None
     assert solver3.solve(V, 3).exploitability < 1e-9
+
+
+def test_solves_warmed_side_by_side_are_read_back(monkeypatch, tmp_path):
+    from four21sim import executors
+    _fresh(monkeypatch, tmp_path)
+    items = [(Variant.from_preset(p, {"tokens": 3}), 3, "optimal") for p in ("super421", "montreal")]
+    executors.warm_policies(items, 2)  # two child interpreters, one solve each
+    for v, _, _ in items:
+        assert solver3.solve(v, 3).info.get("from_cache"), v.describe()
+
+
+def test_a_script_without_a_main_guard_can_run_a_study_with_three_player_optimal(tmp_path):
+    # the side-by-side solves must not re-run the caller's script (as multiprocessing's spawn would)
+    import subprocess
+    import sys
+    script = tmp_path / "study.py"
+    script.write_text("from four21sim import sweep\n"
+                      "raise SystemExit(sweep.main(['--variants', 'super421,montreal', '--set', 'tokens=3', "
+                      "'--players', '3', '--lineups', 'optimal', '--games', '200', '--out', 'o', '--quiet']))\n")
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert (tmp_path / "o" / "REPORT.md").exists()
