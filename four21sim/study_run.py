@@ -383,7 +383,7 @@ def _render(study: Study, configs: list[Config], out: Path, stage: Path, manifes
         figs.update(plots.study_figures(tables, ref))
         figs[f"First-player advantage ({ref})"] = plots.fpa_figure(fair, ref)
         if "optimal" in set(fair["lineup"]):
-            figs["First-player advantage (optimal, 2 players)"] = plots.fpa_figure(fair, "optimal")
+            figs["First-player advantage (optimal: 2 and 3 players)"] = plots.fpa_figure(fair, "optimal")
         figs[f"Win share by seat ({ref})"] = plots.seat_share_figure(meas, ref)
         figs[f"Game length ({ref}, {small} players)"] = plots.length_figure(dists, ref, small)
         figs[f"Token swing per round ({ref}, {small} players)"] = plots.swing_figure(dists, ref, small)
