@@ -1,6 +1,6 @@
 """Does the engine playing the 3-player equilibrium reproduce the solver's exact P(pay)?
 
-Question: with every seat playing ``equilibrium`` (the certified 3-player equilibrium of
+Question: with every seat playing ``optimal`` (at 3 players: the certified equilibrium of
 four21sim.solver3, read by the engine in context mode 2), does each seat's simulated
 share of paying agree with the exact value? 10 million games per preset; per seat
 z = (simulated - exact) / sqrt(exact (1 - exact) / games), an upper bound on the
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
         v = Variant.from_preset(preset)
         exact = solve(v, 3)
         t0 = time.perf_counter()
-        res = simulate(v, players=3, policies="equilibrium", games=args.games, seed=args.seed)
+        res = simulate(v, players=3, policies="optimal", games=args.games, seed=args.seed)
         seconds = time.perf_counter() - t0
         m = res.measures()
         share = m[m.measure == "lose_share"].set_index("seat")
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     worst = max(max(abs(r["z"]), abs(r.get("z_win", 0.0))) for r in rows)
     lines = ["# The engine playing the 3-player equilibrium against the exact values", "",
              f"Made by `{meta['command']}` (seed {args.seed}) at commit {meta['git_commit']}, {meta['finished']}.", "",
-             f"Every seat plays `equilibrium` (the equilibrium where each player minimises its own P(pay)); "
+             f"Every seat plays `optimal` (at 3 players the equilibrium where each player minimises its own P(pay)); "
              f"{args.games:,} games per preset. z uses the upper bound sqrt(p(1-p)/games) on the standard error; "
              f"12 seats (24 with the win share) are compared, so |z| <= 4 is the bar (false alarm below 1e-3).", "",
              "| preset | seat | exact P(pay) | simulated | z | exact win share | simulated | z |",

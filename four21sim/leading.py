@@ -162,6 +162,19 @@ def round_rates_exact(variant: Variant | Solution) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _by_phase(lv: pd.DataFrame, token_cols: tuple[str, ...]) -> dict:
+    """Per phase: the smallest, largest and visit-weighted mean lead value, and where it is largest."""
+    out = {}
+    for phase, g in lv.groupby("phase", sort=False):
+        w = g["visits"].to_numpy()
+        top = g.loc[g["lead_value"].abs().idxmax()]
+        out[phase] = dict(min=float(g["lead_value"].min()), max=float(g["lead_value"].max()),
+                          weighted_mean=float((w * g["lead_value"]).sum() / w.sum()) if w.sum() > 0 else None,
+                          largest_at=dict(pot=int(top.pot), **{c: int(getattr(top, c)) for c in token_cols},
+                                          lead_value=float(top.lead_value)))
+    return out
+
+
 def lead_summary(variant: Variant | Solution) -> dict:
     """What leading is worth, exactly (2 players, optimal play), as plain numbers.
 
@@ -176,14 +189,7 @@ def lead_summary(variant: Variant | Solution) -> dict:
     rates = round_rates_exact(sol)
     vis = _visits(sol, _chain(sol))
     lv["visits"] = [vis[(p, a, b)] for p, a, b in zip(lv["pot"], lv["tokens_me"], lv["tokens_other"])]
-    by_phase = {}
-    for phase, g in lv.groupby("phase", sort=False):
-        w = g["visits"].to_numpy()
-        top = g.loc[g["lead_value"].abs().idxmax()]
-        by_phase[phase] = dict(min=float(g["lead_value"].min()), max=float(g["lead_value"].max()),
-                               weighted_mean=float((w * g["lead_value"]).sum() / w.sum()) if w.sum() > 0 else None,
-                               largest_at=dict(pot=int(top.pot), tokens_me=int(top.tokens_me),
-                                               tokens_other=int(top.tokens_other), lead_value=float(top.lead_value)))
+    by_phase = _by_phase(lv, ("tokens_me", "tokens_other"))
     return {"by_phase": by_phase, "first_round": 2 * sol.p_seat0 - 1, "round1_loser_wins": round1_loser_wins(sol),
             "round_rates": rates.to_dict(orient="records")}
 
@@ -248,13 +254,5 @@ def lead_summary3(variant) -> dict:
     from .solver3 import Solution3, solve
     sol = variant if isinstance(variant, Solution3) else solve(variant, 3, "pay")
     lv = lead_values3(sol)
-    by_phase = {}
-    for phase, g in lv.groupby("phase", sort=False):
-        w = g["visits"].to_numpy()
-        top = g.loc[g["lead_value"].abs().idxmax()]
-        by_phase[phase] = dict(min=float(g["lead_value"].min()), max=float(g["lead_value"].max()),
-                               weighted_mean=float((w * g["lead_value"]).sum() / w.sum()) if w.sum() > 0 else None,
-                               largest_at=dict(pot=int(top.pot), tokens_me=int(top.tokens_me),
-                                               tokens_next=int(top.tokens_next), tokens_last=int(top.tokens_last),
-                                               lead_value=float(top.lead_value)))
+    by_phase = _by_phase(lv, ("tokens_me", "tokens_next", "tokens_last"))
     return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None}
