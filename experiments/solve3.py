@@ -135,7 +135,7 @@ def main(argv=None) -> int:
         print(f"solve3: error: --objectives: {bad[0]!r} is not allowed; allowed: pay, win", file=sys.stderr)
         return 2
     from four21sim.atomic import write_text_atomic
-    from four21sim.sweep import _git_commit, _versions
+    from four21sim.study_run import _git_commit, _versions
 
     if args.report_only or args.remeasure:
         data = json.loads((Path(args.out) / "solve3.json").read_text())

@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     from four21sim import Variant, simulate
     from four21sim.atomic import write_text_atomic
     from four21sim.solver3 import solve
-    from four21sim.sweep import _git_commit, _versions
+    from four21sim.study_run import _git_commit, _versions
 
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows = []
