@@ -71,7 +71,7 @@ def run_variant(preset: str, players: list[int], args, out: Path) -> None:
             seats.append(dict(variant=preset, players=n, seat=r.seat, p_pay=r.p_pay, low=r.low, high=r.high,
                               fair=r.fair, exact_p_pay=float(exact[r.seat]) if exact is not None else np.nan))
         for r in res.profile.table().itertuples():
-            groups.append(dict(variant=preset, players=n, group=r.group, searched=r.searched,
+            groups.append(dict(variant=preset, players=n, group=r.group, searched=r.searched, leader=r.leader,
                                threshold=r.threshold, weight=r.weight))
         print(f"[{preset} {n}p] done in {time.perf_counter() - t0:.0f} s: {res!r}", flush=True)
         # written after every player count: a run stopped half-way keeps what it finished
@@ -88,8 +88,9 @@ def profile_from_csv(out: Path, preset: str, players: int) -> Profile:
     groups = context_groups(v)
     if list(g["group"]) != list(groups.labels):
         raise ValueError(f"groups_{preset}.csv: groups {list(g['group'])} differ from {list(groups.labels)}")
+    leaders = tuple(g["leader"]) if "leader" in g else ()
     return Profile(v, groups, tuple(dice.parse_hand(t) for t in g["threshold"]),
-                   tuple(float(w) for w in g["weight"]))
+                   tuple(float(w) for w in g["weight"]), leaders)
 
 
 def exact_check(preset: str, args, out: Path) -> None:
@@ -154,9 +155,9 @@ def findings(S: pd.DataFrame, T: pd.DataFrame, X, C) -> list[str]:
         "No habit deviation gains significantly against the profile." if not beaten else
         "A habit gains significantly against the profile in " + ", ".join(f"{v} {n} ({h})" for v, n, h in beaten)
         + ": the family misses something that habit does.")
-        + f" Plain `table-aware` loses {-S['gain_table_aware_pp'].max():.2f} to {-S['gain_table_aware_pp'].min():.2f}"
-        " pp against the profile (the family's improvement over it); `greedy`'s gain ranges from "
-        f"{S['gain_greedy_pp'].min():.2f} to {S['gain_greedy_pp'].max():.2f} pp.")
+        + " The gain of a deviator returning to plain `table-aware` (the family's starting point) ranges from "
+        f"{S['gain_table_aware_pp'].min():+.2f} to {S['gain_table_aware_pp'].max():+.2f} pp, `greedy`'s from "
+        f"{S['gain_greedy_pp'].min():+.2f} to {S['gain_greedy_pp'].max():+.2f} pp.")
     lows = []
     for (v, n), df in T.groupby(["variant", "players"], sort=False):
         r0 = df.iloc[0]
@@ -224,8 +225,11 @@ def write_report(out: Path, args) -> None:
          f"--games {args.games} --measure-games {args.measure_games} --rounds {args.rounds} "
          f"--candidates {args.candidates} --seed {args.seed}` (the variants were run in separate processes "
          "with `--variants`, 1 numba thread each; the report is written from every CSV in the folder). "
-         f"Total time of the configurations below: {S['seconds'].sum() / 60:.0f} min of search and measurement "
-         f"plus {np.nansum(S['exact_seconds']) / 60:.1f} min for the exact 3-player solutions.", ""]
+         f"Time, summed over the configurations below (the processes ran side by side on a 2-core machine): "
+         f"{S['seconds'].sum() / 60:.0f} min of search and measurement, "
+         f"{np.nansum(S['exact_seconds']) / 60:.1f} min for the exact 3-player solutions"
+         + (f", {X.groupby('variant')['seconds'].first().sum() / 60:.1f} min for the 3-player cross-check"
+            if X is not None else "") + ".", ""]
     L += ["## Findings", ""] + findings(S, T, X, C) + [""]
     L += ["## Exploitability and the first seat", "",
           "Exploitability = the gain in P(pay) of the best deviation found within the family (selected on one seed "
@@ -289,7 +293,8 @@ def write_report(out: Path, args) -> None:
         for r in C.itertuples():
             L.append(f"| {r.variant} | {r.players} | {r.p_decided_in_charge:.5f} [{r.low:.5f}, {r.high:.5f}] |")
     L += ["", "## The profiles found", "",
-          "Per context group (docs/approximate.md): the leader's stopping hand / the follower's value weight. "
+          "Per context group (docs/approximate.md): the leader (its stopping hand, or `round` for the leader that "
+          "plays the round against one follower) / the follower's value weight. "
           "Groups where nobody decides (one-throw phases) are not shown.", ""]
     for r in S.itertuples():
         L.append(f"- {r.variant}, {r.players} players ({r.rounds} rounds): {r.profile}")
@@ -298,7 +303,8 @@ def write_report(out: Path, args) -> None:
           "| column | meaning |", "| --- | --- |",
           "| `variant`, `players` | the preset and the number of players |",
           "| `rounds`, `converged` | best-response rounds played; True if the last round changed nothing |",
-          "| `profile` | the profile found, `group threshold/weight` per searched group |",
+          "| `profile` | the profile found, `group leader/weight` per searched group (leader: the threshold hand, or "
+          "`round`) |",
           "| `deviation` | the best deviation found within the family, same format |",
           "| `exploitability_pp`, `exploitability_low_pp`, `exploitability_high_pp` | that deviation's gain in "
           "P(pay) on the fresh measurement games, percentage points, with its 95% interval |",
@@ -316,7 +322,9 @@ def write_report(out: Path, args) -> None:
           "(Bonferroni over the seats), `fair` (1/players), `exact_p_pay` (the exact 3-player equilibrium's, NaN "
           "for other player counts).", "",
           "`groups_<variant>.csv`, one row per context group: `variant, players, group`, `searched` (False where "
-          "nobody decides), `threshold` (the leader's stopping hand), `weight` (the follower's value weight).", "",
+          "nobody decides), `leader` (`reach`: stop at the threshold hand; `round`: play the round against one "
+          "follower), `threshold` (the `reach` leader's stopping hand, unused by `round`), `weight` (the follower's "
+          "value weight).", "",
           "`exact3_<variant>.csv` (3 players): `variant`, `profile` (what the two other seats play: `approximate` "
           "or `equilibrium`), then the columns of `four21sim.approx.measure_gains`: `deviation`, `p_pay_profile` "
           "(the deviator's P(pay) when it plays as the others, averaged over the seats), `p_pay_deviator`, `gain` "

@@ -17,11 +17,16 @@ cut into *groups*: by default the charge (pot > 0) is one group and the
 décharge is split by the deciding player's own tokens into the bands 1, 2, 3-4,
 5-7 and 8 or more (:func:`context_groups`). Each group has two parameters:
 
-``threshold`` (a hand)
-    The leader keeps what maximises P(ending at the threshold hand or better)
-    (:func:`four21sim.odds.turn_odds` with objective ``reach``) and stops as soon
-    as it holds it: the leader of ``table-aware`` and of
+``leader`` (``reach`` or ``round``) and ``threshold`` (a hand)
+    ``reach``: the leader keeps what maximises P(ending at the threshold hand or
+    better) (:func:`four21sim.odds.turn_odds` with objective ``reach``) and stops
+    as soon as it holds it: the leader of ``table-aware`` and of
     :func:`four21sim.tournament.threshold_policy`, one threshold per group.
+    ``round``: the leader plays its round against one follower
+    (:func:`four21sim.odds.leader_round`: P(not losing the round), stopping early
+    being worth more the fewer throws it leaves the follower); the threshold is
+    then unused. The ``reach`` leader ignores what its count does to the others;
+    ``round`` weighs it, for a table of two.
 ``weight`` (a number >= 0)
     A follower scores a final hand ``h`` against the hand to beat (the worst on
     the table so far) as ``1[h beats it] + 1/2 1[h equals it] + weight *
@@ -35,7 +40,7 @@ décharge is split by the deciding player's own tokens into the bands 1, 2, 3-4,
     trades the chance of not being the worst for the payout, from a tie-breaker
     (0.01) to nearly ``greedy`` (0.3 and more).
 
-With one group, the median threshold and weight 0 the tables are exactly
+With one group, the ``reach`` leader at the median threshold and weight 0 the tables are exactly
 ``table-aware``'s (spread over the contexts): the family contains the usual
 habit. Groups in which nobody decides (the charge when ``charge_throws = 1``,
 the décharge when ``decharge_throws = 1``) are never searched.
@@ -50,6 +55,7 @@ playing the current profile; the deviator takes every seat in turn, every
 candidate is played on the same games (common random numbers), and the value
 that minimises the deviator's mean P(pay) is given to everyone (a symmetric
 profile). The current value is kept unless a candidate does strictly better.
+The threshold of a group whose leader plays ``round`` is not searched (it is unused).
 Under a symmetric profile the seats' P(pay) sum to 1 in every game, so the
 deviator's P(pay) averaged over the seats is exactly ``1/players`` when it
 plays the profile: a candidate's paired gain is ``1/players`` minus its P(pay).
@@ -91,13 +97,15 @@ from .stats import Z95, Estimate, z_for
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant, get_preset
 
 __all__ = ["ContextGroups", "Profile", "ApproxResult", "DEFAULT_BANDS", "DEFAULT_WEIGHTS", "HABIT_DEVIATIONS",
-           "context_groups", "family_policy", "table_aware_profile", "pay_shares", "deviator_pay",
+           "LEADER_MODES", "context_groups", "family_policy", "table_aware_profile", "pay_shares", "deviator_pay",
            "measure_gains", "best_deviation", "approximate_equilibrium"]
 
 DEFAULT_BANDS: tuple[int, ...] = (1, 2, 3, 5, 8)
 """Lower ends of the décharge's own-token bands: 1, 2, 3-4, 5-7, 8 or more."""
 DEFAULT_WEIGHTS: tuple[float, ...] = (0.0, 0.01, 0.03, 0.1, 0.3)
 """Follower value weights tried by the search."""
+LEADER_MODES: tuple[str, ...] = ("reach", "round")
+"""The leader's modes: play for the threshold hand, or the round against one follower (odds.leader_round)."""
 HABIT_DEVIATIONS: tuple[str, ...] = ("greedy", "sec", "chase421", "table-aware")
 """Fixed deviations outside the family whose gain is measured beside the family's best."""
 MIN_APPROX_PLAYERS = 3
@@ -216,6 +224,22 @@ def _leader_rows(variant: Variant, threshold: int) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=32)
+def _round_leader_rows(variant: Variant, limit: int) -> np.ndarray:
+    """lead[throws_left - 1, hand] of a leader playing the round against one follower (odds.leader_round)."""
+    out = np.empty((2, dice.N_HANDS), dtype=dice.KEEP_DTYPE)
+    out[...] = dice.FULL_KEEP + np.arange(dice.N_HANDS)  # rows a limit below 3 never reads
+    if limit < 2:
+        return out
+    lr = odds.leader_round(variant.ranking, variant.followers, limit)
+    for made in range(1, limit):
+        for h in range(dice.N_HANDS):
+            options = lr.keep_values[made][h]  # in dice.HAND_KEEPS order: the first of equal best wins
+            top = max(options.values())
+            out[limit - made - 1, h] = next(k for k, v in options.items() if v >= top - 1e-12)
+    return out
+
+
 @lru_cache(maxsize=64)
 def _follower_rows(variant: Variant, weight: float) -> np.ndarray:
     """foll[target, count - 1, made - 1, hand] of a follower with value weight ``weight``."""
@@ -250,9 +274,15 @@ def _check_weight(weight) -> float:
     return float(weight)
 
 
+def _check_leader(mode) -> str:
+    if mode not in LEADER_MODES:
+        raise ValueError(f"leaders: {mode!r} is not allowed; allowed: {', '.join(LEADER_MODES)}")
+    return str(mode)
+
+
 def family_policy(variant: Variant, groups: ContextGroups, thresholds: Sequence[int], weights: Sequence[float],
-                  name: str = "family") -> Policy:
-    """The context-mode-1 table policy with one (threshold, weight) per context group.
+                  name: str = "family", leaders: Sequence[str] | None = None) -> Policy:
+    """The context-mode-1 table policy with one (leader, threshold, weight) per context group.
 
     Parameters
     ----------
@@ -264,6 +294,8 @@ def family_policy(variant: Variant, groups: ContextGroups, thresholds: Sequence[
     weights : sequence of float
         The follower's value weight (>= 0) per group.
     name : str
+    leaders : sequence of str, optional
+        The leader's mode per group, ``reach`` (default) or ``round``.
 
     Returns
     -------
@@ -277,21 +309,28 @@ def family_policy(variant: Variant, groups: ContextGroups, thresholds: Sequence[
                          f"({n_ctx} contexts)")
     thresholds = [_check_threshold(t) for t in thresholds]
     weights = [_check_weight(w) for w in weights]
-    for label, seq in (("thresholds", thresholds), ("weights", weights)):
+    leaders = ["reach"] * len(groups) if leaders is None else [_check_leader(m) for m in leaders]
+    for label, seq in (("thresholds", thresholds), ("weights", weights), ("leaders", leaders)):
         if len(seq) != len(groups):
             raise ValueError(f"{label}: {len(seq)} values is not allowed; allowed: one per group ({len(groups)})")
     idx = np.asarray(groups.index)
     lead = np.stack([_leader_rows(variant, t) for t in thresholds])[idx]
+    round_group = np.array([m == "round" for m in leaders])[idx]
+    if round_group.any():
+        pot = np.arange(n_ctx) // (variant.tokens + 1)
+        for limit, phase in ((variant.charge_throws, pot > 0), (variant.decharge_throws, pot == 0)):
+            lead[round_group & phase] = _round_leader_rows(variant, limit)
     distinct = sorted(set(weights))
     foll_w = np.stack([_follower_rows(variant, w) for w in distinct])
     foll = foll_w[np.array([distinct.index(w) for w in weights])[idx]]
     return table_policy(name, variant, lead, foll, ctx_mode=1, players=None,
-                        info={"thresholds": [dice.hand_name(t) for t in thresholds], "weights": list(weights)})
+                        info={"thresholds": [dice.hand_name(t) for t in thresholds], "weights": list(weights),
+                              "leaders": list(leaders)})
 
 
 @dataclass(frozen=True, eq=False)
 class Profile:
-    """Parameters of the family: one threshold and one follower weight per context group.
+    """Parameters of the family: a leader mode, a threshold and a follower weight per context group.
 
     Attributes
     ----------
@@ -301,25 +340,39 @@ class Profile:
         Hand indices (the leader stops at that hand or better).
     weights : tuple of float
         Follower value weights.
+    leaders : tuple of str
+        Leader modes (``reach`` or ``round``); ``()`` means ``reach`` everywhere.
     """
 
     variant: Variant
     groups: ContextGroups
     thresholds: tuple[int, ...]
     weights: tuple[float, ...]
+    leaders: tuple[str, ...] = ()
     _policy: list = field(default_factory=list, repr=False, compare=False)
 
+    def __post_init__(self):
+        if not self.leaders:
+            object.__setattr__(self, "leaders", ("reach",) * len(self.thresholds))
+
     def key(self) -> tuple:
-        return (self.thresholds, self.weights)
+        """What decides the tables (a threshold a ``round`` leader does not use is left out)."""
+        return (tuple(t if m == "reach" else -1 for t, m in zip(self.thresholds, self.leaders)), self.weights,
+                self.leaders)
 
     def policy(self) -> Policy:
         """The compiled policy (built once)."""
         if not self._policy:
-            self._policy.append(family_policy(self.variant, self.groups, self.thresholds, self.weights))
+            self._policy.append(family_policy(self.variant, self.groups, self.thresholds, self.weights,
+                                              leaders=self.leaders))
         return self._policy[0]
 
     def with_value(self, group: int, parameter: str, value) -> "Profile":
-        """A copy with one group's ``threshold`` or ``weight`` changed."""
+        """A copy with one group's ``leader``, ``threshold`` or ``weight`` changed."""
+        if parameter == "leader":
+            m = list(self.leaders)
+            m[group] = _check_leader(value)
+            return replace(self, leaders=tuple(m), _policy=[])
         if parameter == "threshold":
             t = list(self.thresholds)
             t[group] = _check_threshold(value)
@@ -328,18 +381,19 @@ class Profile:
             w = list(self.weights)
             w[group] = _check_weight(value)
             return replace(self, weights=tuple(w), _policy=[])
-        raise ValueError(f"parameter: {parameter!r} is not allowed; allowed: threshold, weight")
+        raise ValueError(f"parameter: {parameter!r} is not allowed; allowed: leader, threshold, weight")
 
     def table(self) -> pd.DataFrame:
-        """One row per group: ``group, searched, threshold`` (hand name), ``weight``."""
+        """One row per group: ``group, searched, leader, threshold`` (hand name), ``weight``."""
         return pd.DataFrame({"group": list(self.groups.labels), "searched": list(self.groups.active),
-                             "threshold": [dice.hand_name(t) for t in self.thresholds],
+                             "leader": list(self.leaders), "threshold": [dice.hand_name(t) for t in self.thresholds],
                              "weight": list(self.weights)})
 
     def describe(self) -> str:
-        """``group: threshold/weight`` for the searched groups, e.g. ``charge 633/0; decharge own 1 621/0.03``."""
-        parts = [f"{g} {dice.hand_name(t)}/{w:g}" for g, t, w, a in
-                 zip(self.groups.labels, self.thresholds, self.weights, self.groups.active) if a]
+        """``group leader/weight`` for the searched groups, the leader as its threshold hand or ``round``:
+        ``charge 633/0; decharge own 1 round/0.03``."""
+        parts = [f"{g} {dice.hand_name(t) if m == 'reach' else 'round'}/{w:g}" for g, t, w, m, a in
+                 zip(self.groups.labels, self.thresholds, self.weights, self.leaders, self.groups.active) if a]
         return "; ".join(parts) if parts else "(no decision)"
 
 
@@ -451,7 +505,7 @@ def _threshold_candidates(variant: Variant, current: int, candidates: int) -> li
 
 
 def _coordinate_pass(variant, players, start: Profile, opponents: Callable[[Profile], Profile], games, seed,
-                     candidates, weights, threads, rows, tag) -> Profile:
+                     candidates, weights, leaders, threads, rows, tag) -> Profile:
     """One pass over the searched groups and both parameters; returns the best deviation found.
 
     ``opponents(current)`` is the profile the other seats play while ``current`` is the
@@ -462,10 +516,20 @@ def _coordinate_pass(variant, players, start: Profile, opponents: Callable[[Prof
     for g, label in enumerate(start.groups.labels):
         if not start.groups.active[g]:
             continue
-        for parameter in ("threshold", "weight"):
-            now = current.thresholds[g] if parameter == "threshold" else current.weights[g]
-            values = _threshold_candidates(variant, now, candidates) if parameter == "threshold" \
-                else sorted(set(weights) | {now})
+        for parameter in ("leader", "threshold", "weight"):
+            if parameter == "leader":
+                now = current.leaders[g]
+                values = list(dict.fromkeys(leaders + (now,)))
+                if len(values) == 1:
+                    continue
+            elif parameter == "threshold":
+                if current.leaders[g] != "reach":  # unused by a round leader
+                    continue
+                now = current.thresholds[g]
+                values = _threshold_candidates(variant, now, candidates)
+            else:
+                now = current.weights[g]
+                values = sorted(set(weights) | {now})
             others = opponents(current)
             pays = []
             for value in values:
@@ -479,15 +543,17 @@ def _coordinate_pass(variant, players, start: Profile, opponents: Callable[[Prof
             best = int(np.argmin(pays))  # the first of equal minima
             if pays[best] < pays[values.index(now)]:  # the current value stays unless beaten strictly
                 current = current.with_value(g, parameter, values[best])
-            chosen = current.thresholds[g] if parameter == "threshold" else current.weights[g]
+            chosen = {"leader": current.leaders[g], "threshold": current.thresholds[g],
+                      "weight": current.weights[g]}[parameter]
             for value, pay in zip(values, pays):
                 rows.append({**tag, "group": label, "parameter": parameter,
-                             "value": dice.hand_name(value) if parameter == "threshold" else f"{value:g}",
+                             "value": dice.hand_name(value) if parameter == "threshold"
+                             else f"{value:g}" if parameter == "weight" else value,
                              "deviator_p_pay": pay, "current": value == now, "chosen": value == chosen})
     return current
 
 
-def _check_search(variant, players, games, seed, candidates, weights, threads, lo_players):
+def _check_search(variant, players, games, seed, candidates, weights, leaders, threads, lo_players):
     variant = _variant(variant)
     players = _int("players", players, lo_players, MAX_PLAYERS)
     games = _int("games", games, 2)
@@ -496,19 +562,23 @@ def _check_search(variant, players, games, seed, candidates, weights, threads, l
     if isinstance(weights, (str, bytes)) or not hasattr(weights, "__iter__") or not list(weights):
         raise ValueError(f"weights: {weights!r} is not allowed; allowed: a non-empty sequence of numbers >= 0")
     weights = tuple(_check_weight(w) for w in weights)
+    if isinstance(leaders, str) or not hasattr(leaders, "__iter__") or not list(leaders):
+        raise ValueError(f"leaders: {leaders!r} is not allowed; allowed: a non-empty sequence of "
+                         f"{', '.join(LEADER_MODES)}")
+    leaders = tuple(_check_leader(m) for m in leaders)
     if threads is not None:
         threads = _int("threads", threads, 1)
-    return variant, players, games, seed, candidates, weights, threads
+    return variant, players, games, seed, candidates, weights, leaders, threads
 
 
 def best_deviation(variant: Variant | str, players: int, profile: Profile, games: int = 20_000, seed: int = 0,
                    candidates: int = 4, weights: Sequence[float] = DEFAULT_WEIGHTS, passes: int = 1,
-                   threads: int | None = None) -> tuple[Profile, pd.DataFrame]:
+                   threads: int | None = None, leaders: Sequence[str] = LEADER_MODES) -> tuple[Profile, pd.DataFrame]:
     """The best single-player deviation from ``profile`` within the family (coordinate search).
 
     The deviator starts from the profile's own parameters and, group by group, tries
-    the thresholds within ``candidates`` places of its current one in the ranking and
-    every follower weight, every other seat keeping ``profile``; it keeps a value only
+    every leader mode of ``leaders``, the thresholds within ``candidates`` places of its
+    current one in the ranking (for a ``reach`` leader) and every follower weight, every other seat keeping ``profile``; it keeps a value only
     if the deviator's mean P(pay) (every seat in turn, common random numbers) is
     strictly lower. The games are ``seed``'s: measure the deviation on other games
     (:func:`measure_gains`), since its gain on these is biased upwards.
@@ -518,8 +588,8 @@ def best_deviation(variant: Variant | str, players: int, profile: Profile, games
     (Profile, DataFrame)
         The deviation and one row per candidate tried.
     """
-    variant, players, games, seed, candidates, weights, threads = _check_search(
-        variant, players, games, seed, candidates, weights, threads, MIN_PLAYERS)
+    variant, players, games, seed, candidates, weights, leaders, threads = _check_search(
+        variant, players, games, seed, candidates, weights, leaders, threads, MIN_PLAYERS)
     passes = _int("passes", passes, 1)
     if not isinstance(profile, Profile) or profile.variant != variant:
         raise ValueError(f"profile: {profile!r} is not allowed; allowed: a Profile of this variant")
@@ -528,7 +598,7 @@ def best_deviation(variant: Variant | str, players: int, profile: Profile, games
     for p in range(passes):
         before = dev.key()
         dev = _coordinate_pass(variant, players, dev, lambda cur: profile, games, seed, candidates, weights,
-                               threads, rows, {"pass": p})
+                               leaders, threads, rows, {"pass": p})
         if dev.key() == before:
             break
     return dev, pd.DataFrame(rows)
@@ -600,7 +670,8 @@ class ApproxResult:
 
 def approximate_equilibrium(variant: Variant | str, players: int, games: int = 20_000, seed: int = 0,
                             rounds: int = 3, candidates: int = 4, *, weights: Sequence[float] = DEFAULT_WEIGHTS,
-                            bands: Sequence[int] = DEFAULT_BANDS, measure_games: int | None = None,
+                            bands: Sequence[int] = DEFAULT_BANDS, leaders: Sequence[str] = LEADER_MODES,
+                            measure_games: int | None = None,
                             habits: Sequence[str] = HABIT_DEVIATIONS, threads: int | None = None,
                             progress: Callable[[str], None] | None = None) -> ApproxResult:
     """A symmetric approximate equilibrium of the family by iterated best response, with its exploitability.
@@ -625,6 +696,8 @@ def approximate_equilibrium(variant: Variant | str, players: int, games: int = 2
         Follower value weights tried (see the module docstring).
     bands : sequence of int
         Own-token bands of the décharge groups (:func:`context_groups`).
+    leaders : sequence of str
+        Leader modes tried (``("reach",)``: the threshold leader only).
     measure_games : int, optional
         Games per line-up for the final measurement (default ``5 * games``).
     habits : sequence of str
@@ -639,8 +712,8 @@ def approximate_equilibrium(variant: Variant | str, players: int, games: int = 2
     ApproxResult
     """
     t0 = time.perf_counter()
-    variant, players, games, seed, candidates, weights, threads = _check_search(
-        variant, players, games, seed, candidates, weights, threads, MIN_APPROX_PLAYERS)
+    variant, players, games, seed, candidates, weights, leaders, threads = _check_search(
+        variant, players, games, seed, candidates, weights, leaders, threads, MIN_APPROX_PLAYERS)
     rounds = _int("rounds", rounds, 1)
     measure_games = _int("measure_games", 5 * games if measure_games is None else measure_games, 2)
     if isinstance(habits, str) or not all(isinstance(h, str) for h in habits):
@@ -654,7 +727,7 @@ def approximate_equilibrium(variant: Variant | str, players: int, games: int = 2
     for r in range(rounds):
         before = profile.key()
         profile = _coordinate_pass(variant, players, profile, lambda cur: cur, games, _sub_seed(seed, 1, r),
-                                   candidates, weights, threads, rows, {"round": r})
+                                   candidates, weights, leaders, threads, rows, {"round": r})
         played += 1
         say(f"round {r}: {profile.describe()}")
         if profile.key() == before:
@@ -662,7 +735,7 @@ def approximate_equilibrium(variant: Variant | str, players: int, games: int = 2
             break
     history = pd.DataFrame(rows)
     deviation, dev_rows = best_deviation(variant, players, profile, games, _sub_seed(seed, 2), candidates,
-                                         weights, 1, threads)
+                                         weights, 1, threads, leaders)
     selection_gain = 1.0 / players - float(deviator_pay(variant, players, deviation.policy(), profile.policy(),
                                                         games, _sub_seed(seed, 2), threads).mean()) \
         if deviation.key() != profile.key() else 0.0

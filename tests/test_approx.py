@@ -156,7 +156,7 @@ def test_no_deviation_gains_significantly_against_the_certified_three_player_equ
 
 def test_the_search_keeps_the_profile_when_it_has_nothing_to_try():
     res = approximate_equilibrium("super421", 4, games=500, seed=1, rounds=3, candidates=0, weights=(0.0,),
-                                  measure_games=1000, habits=("sec",))
+                                  leaders=("reach",), measure_games=1000, habits=("sec",))
     assert res.rounds == 1 and res.converged
     assert res.profile.key() == table_aware_profile(res.variant).key()
     assert res.exploitability == (0.0, 0.0, 0.0) and res.selection_gain == 0.0
@@ -168,6 +168,8 @@ def test_best_deviation_only_moves_on_a_strict_improvement_and_reports_every_can
     prof = table_aware_profile(v, context_groups(v, (1, 6)))
     dev, rows = best_deviation(v, 3, prof, games=400, seed=5, candidates=1, weights=(0.0, 0.3))
     assert set(rows["group"]) == {"charge", "decharge own 1-5", "decharge own 6+"}
+    # a group's threshold is searched only while its leader plays 'reach'
+    assert {"leader", "weight"} <= set(rows["parameter"]) <= {"leader", "threshold", "weight"}
     assert set(rows.columns) >= {"group", "parameter", "value", "deviator_p_pay", "current", "chosen"}
     for (group, parameter), df in rows.groupby(["group", "parameter"], sort=False):
         cur = df[df["current"]]["deviator_p_pay"].iloc[0]
@@ -195,6 +197,7 @@ def test_same_seed_same_result_whatever_the_threads():
     (dict(variant="nope"), "variant"), (dict(rounds=0), "rounds"), (dict(candidates=-1), "candidates"),
     (dict(weights=(-0.1,)), "weights"), (dict(weights=()), "weights"), (dict(bands=(3, 2)), "bands"),
     (dict(measure_games=1), "measure_games"), (dict(seed=-1), "seed"), (dict(habits="sec"), "habits"),
+    (dict(leaders=("reach", "bold")), "leaders"), (dict(leaders="reach"), "leaders"),
 ])
 def test_bad_input_is_refused_naming_the_argument(kwargs, name):
     args = dict(variant="super421", players=4, games=10, rounds=1)
@@ -214,3 +217,37 @@ def test_family_policy_refuses_bad_parameters():
         family_policy(v, g, [0] * len(g), [0.0, 0.0])
     with pytest.raises(ValueError, match=r"^groups: "):
         family_policy(v, context_groups(Variant.from_preset("classic")), [0] * len(g), [0.0] * len(g))
+
+
+@pytest.mark.parametrize("preset", ["super421", "montreal"])
+def test_a_round_leader_plays_odds_leader_round_in_its_group_and_phase(preset):
+    # the keeps are read here from odds.leader_round's own values, phase by phase (the throw
+    # limit of the charge and of the decharge), ties going to the first keep of HAND_KEEPS
+    v = Variant.from_preset(preset)
+    g = context_groups(v)
+    prof = table_aware_profile(v, g).with_value(0, "leader", "round").with_value(2, "leader", "round")
+    pol = prof.policy()
+    check_policy(pol, v, players=4)
+    ta = compile_policy("table-aware", v)
+    T = v.tokens
+    for ctx in range((T + 1) ** 2):
+        pot, own = divmod(ctx, T + 1)
+        is_round = pot > 0 or own == 2
+        limit = v.charge_throws if pot > 0 else v.decharge_throws
+        if not is_round or limit == 1:
+            if not is_round:
+                assert (pol.lead[ctx] == ta.lead[0]).all(), ctx
+            continue
+        from four21sim import odds
+        lr = odds.leader_round(v.ranking, v.followers, limit)
+        for made in range(1, limit):
+            for h in range(dice.N_HANDS):
+                opts = lr.keep_values[made][h]
+                best = max(opts.values())
+                assert opts[int(pol.lead[ctx, limit - made - 1, h])] >= best - 1e-12
+                assert int(pol.lead[ctx, limit - made - 1, h]) == min(
+                    (k for k in opts if opts[k] >= best - 1e-12), key=list(dice.HAND_KEEPS[h]).index)
+    assert (pol.foll == ta.foll[0]).all()
+    assert "round" in prof.describe() and prof.table()["leader"].tolist()[:3] == ["round", "reach", "round"]
+    # a round leader's threshold is unused: two such profiles are one
+    assert prof.with_value(0, "threshold", 0).key() == prof.key()
