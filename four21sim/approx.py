@@ -368,7 +368,7 @@ class Profile:
         return self._policy[0]
 
     def with_value(self, group: int, parameter: str, value) -> "Profile":
-        """A copy with one group's ``leader``, ``threshold`` or ``weight`` changed."""
+        """A copy with one group's ``leader``, ``threshold`` or ``weight`` changed (ValueError if not allowed)."""
         if parameter == "leader":
             m = list(self.leaders)
             m[group] = _check_leader(value)
@@ -398,7 +398,19 @@ class Profile:
 
 
 def table_aware_profile(variant: Variant, groups: ContextGroups | None = None) -> Profile:
-    """Every group on ``table-aware``'s parameters: the median threshold, weight 0."""
+    """Every group on ``table-aware``'s parameters: a ``reach`` leader at the median hand, weight 0.
+
+    Parameters
+    ----------
+    variant : Variant or str
+    groups : ContextGroups, optional
+        Default: :func:`context_groups` with the default bands.
+
+    Returns
+    -------
+    Profile
+        The search's starting point; its policy plays exactly like ``table-aware``.
+    """
     variant = _variant(variant)
     groups = groups or context_groups(variant)
     m = median_hand(variant.ranking)
@@ -410,8 +422,22 @@ def pay_shares(variant: Variant, players: int, lineup: Sequence, games: int, see
                threads: int | None = None) -> np.ndarray:
     """Each seat's share of the loss in every game: an array ``(games, players)`` whose rows sum to 1.
 
-    ``lineup`` is one policy (name or :class:`~four21sim.policies.Policy`) per seat.
-    The games are ``first_game, first_game + 1, ...`` of ``seed`` (docs/engine.md).
+    Parameters
+    ----------
+    variant : Variant or str
+    players : int
+    lineup : sequence
+        One policy (name or :class:`~four21sim.policies.Policy`) per seat.
+    games : int
+        The games ``first_game, first_game + 1, ...`` of ``seed`` (docs/engine.md).
+    seed, first_game : int
+    threads : int, optional
+
+    Returns
+    -------
+    ndarray of float, shape (games, players)
+        Seat ``s``'s share of game ``g``'s loss: 1/k if it is one of the k losers
+        (``lose_mask`` of the game's record), else 0.
     """
     variant = _variant(variant)
     games = _int("games", games, 1)
@@ -432,9 +458,20 @@ def deviator_pay(variant: Variant, players: int, deviation, profile, games: int,
                  threads: int | None = None) -> np.ndarray:
     """The deviator's P(pay) per game, averaged over the seats it takes in turn.
 
-    For every seat ``s``, ``deviation`` plays seat ``s`` and ``profile`` every other
-    seat, on the same games (``seed``, games ``0 .. games - 1``). Returns an array of
-    ``games`` values: the mean over ``s`` of seat ``s``'s loss share in game ``g``.
+    Parameters
+    ----------
+    variant : Variant or str
+    players : int
+    deviation, profile : Policy or str
+        For every seat ``s``, ``deviation`` plays seat ``s`` and ``profile`` every
+        other seat, on the same games (``seed``, games ``0 .. games - 1``).
+    games, seed : int
+    threads : int, optional
+
+    Returns
+    -------
+    ndarray of float, shape (games,)
+        The mean over ``s`` of seat ``s``'s loss share in game ``g``.
     """
     total = np.zeros(games)
     for s in range(players):
