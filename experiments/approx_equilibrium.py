@@ -94,14 +94,9 @@ def profile_from_csv(out: Path, preset: str, players: int) -> Profile:
 
 
 def exact_check(preset: str, args, out: Path) -> None:
-    """At 3 players: the approximate profile and the exact equilibrium, each as the other's deviation.
-
-    Also, for presets whose charge is one throw (nobody decides in it), how often the game is
-    decided in the charge: a fact of the rules and the dice alone, whatever the policies.
-    """
+    """At 3 players: the approximate profile and the exact equilibrium, each as the other's deviation."""
     v = Variant.from_preset(preset)
     seed = int(np.random.SeedSequence([args.seed, 4]).generate_state(1, np.uint64)[0])
-    rows = []
     if 3 in args.players:
         prof = profile_from_csv(out, preset, 3)
         t0 = time.perf_counter()
@@ -116,13 +111,22 @@ def exact_check(preset: str, args, out: Path) -> None:
         df["seconds"] = time.perf_counter() - t0
         write_text_atomic(out / f"exact3_{preset}.csv", df.to_csv(index=False, float_format="%.6g"))
         print(f"[{preset} exact check] {time.perf_counter() - t0:.0f} s", flush=True)
-    if v.charge_throws == 1:
-        for n in args.players:
-            m = simulate(v, n, "sec", games=args.measure_games, seed=seed, threads=1).measures().set_index("measure")
-            r = m.loc["p_decided_in_charge"]
-            rows.append(dict(variant=preset, players=n, p_decided_in_charge=r["value"], low=r["ci_low"],
-                             high=r["ci_high"]))
-        write_text_atomic(out / f"charge_{preset}.csv", pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+
+
+def charge_check(preset: str, args, out: Path) -> None:
+    """How often the game is decided in the charge, per player count: with a one-throw charge a fact of
+    the rules and the dice alone (nobody decides anything in it); otherwise under the profile found."""
+    v = Variant.from_preset(preset)
+    seed = int(np.random.SeedSequence([args.seed, 5]).generate_state(1, np.uint64)[0])
+    rows = []
+    for n in args.players:
+        free = v.charge_throws == 1
+        pol = "sec" if free else profile_from_csv(out, preset, n).policy()
+        m = simulate(v, n, pol, games=args.measure_games, seed=seed, threads=1).measures().set_index("measure")
+        r = m.loc["p_decided_in_charge"]
+        rows.append(dict(variant=preset, players=n, policy="any" if free else "profile",
+                         p_decided_in_charge=r["value"], low=r["ci_low"], high=r["ci_high"]))
+    write_text_atomic(out / f"charge_{preset}.csv", pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
 
 
 def findings(S: pd.DataFrame, T: pd.DataFrame, X, C) -> list[str]:
@@ -184,11 +188,15 @@ def findings(S: pd.DataFrame, T: pd.DataFrame, X, C) -> list[str]:
                    "within-family exploitability does not mean the profile plays like the equilibrium.")
     if C is not None:
         near = C[C["low"] > 0.99]
+        free = near[near["policy"] == "any"]
         if len(near):
-            out.append("- **A one-throw charge decides the game at large tables.** " + ", ".join(
-                f"{r.variant} {r.players} players ({r.p_decided_in_charge:.4f})" for r in near.itertuples())
-                + ": the game is decided in the charge, where nobody chooses anything, in more than 99% of games, "
-                "so there is nothing to exploit (every gain is 0 up to the rare décharge).")
+            out.append("- **At large tables the charge decides the game.** In " + ", ".join(
+                f"{r.variant} {r.players}" for r in near.itertuples())
+                + " players, more than 99% of games end in the charge (when the pot runs out, some player "
+                "holds no token and goes out, which ends the game under `first_out`), so the décharge groups' parameters do not matter there"
+                + ("; in " + ", ".join(f"{r.variant} {r.players}" for r in free.itertuples())
+                   + " the charge is one throw, nobody chooses anything, and every gain is 0 up to the rare "
+                   "décharge" if len(free) else "") + ".")
     return out
 
 
@@ -216,6 +224,10 @@ def write_report(out: Path, args) -> None:
         if list(out.glob("exact3_*.csv")) else None
     C = pd.concat([pd.read_csv(f) for f in sorted(out.glob("charge_*.csv"))], ignore_index=True) \
         if list(out.glob("charge_*.csv")) else None
+    rank = {p: i for i, p in enumerate(order)}
+    X = X.sort_values("variant", key=lambda c: c.map(rank), kind="stable") if X is not None else None
+    C = C.sort_values(["variant", "players"], key=lambda c: c.map(rank) if c.name == "variant" else c,
+                      kind="stable") if C is not None else None
     L = ["# Approximate equilibria for 3 to 8 players", "",
          "*When every player minimises its own P(pay) and exact solving does not fit, what profile does iterated "
          "best response find in the family of `four21sim.approx`, how much can a single deviator still gain "
@@ -285,13 +297,16 @@ def write_report(out: Path, args) -> None:
             L.append(f"| {r.variant} | {r.profile} | {r.deviation} | "
                      f"{_ci(100 * r.gain, 100 * r.gain_low, 100 * r.gain_high)} |")
     if C is not None:
-        L += ["", "## Presets whose charge is one throw: how often the charge decides the game", "",
-              "Nobody decides anything in a one-throw charge, so P(the game is decided in the charge) depends on "
-              "the rules and the dice alone (simulated here with `sec`, 95% Wilson intervals). Where it is close "
-              "to 1, no policy can change who pays, and every gain above is 0.", "",
-              "| variant | n | P(decided in the charge) |", "| --- | --- | --- |"]
+        L += ["", "## How often the charge decides the game", "",
+              "P(the game is decided in the charge), 95% Wilson intervals. Where the charge is one throw nobody "
+              "decides anything in it, so this is a fact of the rules and the dice (`policy` = any; simulated with "
+              "`sec`); otherwise it is under the profile found. Where it is close to 1 the décharge is almost "
+              "never played: its groups' parameters cannot matter (their values in the profiles are noise), and "
+              "where the charge is also one throw nothing can be exploited at all.", "",
+              "| variant | n | policy | P(decided in the charge) |", "| --- | --- | --- | --- |"]
         for r in C.itertuples():
-            L.append(f"| {r.variant} | {r.players} | {r.p_decided_in_charge:.5f} [{r.low:.5f}, {r.high:.5f}] |")
+            L.append(f"| {r.variant} | {r.players} | {r.policy} | {r.p_decided_in_charge:.5f} "
+                     f"[{r.low:.5f}, {r.high:.5f}] |")
     L += ["", "## The profiles found", "",
           "Per context group (docs/approximate.md): the leader (its stopping hand, or `round` for the leader that "
           "plays the round against one follower) / the follower's value weight. "
@@ -329,8 +344,9 @@ def write_report(out: Path, args) -> None:
           "or `equilibrium`), then the columns of `four21sim.approx.measure_gains`: `deviation`, `p_pay_profile` "
           "(the deviator's P(pay) when it plays as the others, averaged over the seats), `p_pay_deviator`, `gain` "
           "= their difference with `gain_low`, `gain_high` (95%, probability, not pp), `games`; and `seconds`.", "",
-          "`charge_<variant>.csv` (one-throw charges): `variant, players`, `p_decided_in_charge` with `low`, "
-          "`high` (95% Wilson).", ""]
+          "`charge_<variant>.csv`: `variant, players`, `policy` (`any`: a one-throw charge, where no policy "
+          "decides anything; `profile`: under the profile found), `p_decided_in_charge` with `low`, `high` (95% "
+          "Wilson).", ""]
     write_text_atomic(out / "REPORT.md", "\n".join(L))
 
 
@@ -347,8 +363,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="results/approx")
     p.add_argument("--report-only", action="store_true", help="only rewrite REPORT.md from the CSV files")
     p.add_argument("--skip-search", action="store_true",
-                   help="do not search again: only the checks against the exact 3-player equilibrium and the "
-                        "one-throw charge, from the profiles already in --out")
+                   help="do not search again: only the checks (against the exact 3-player equilibrium, how often "
+                        "the charge decides), from the profiles already in --out")
+    p.add_argument("--skip-exact3", action="store_true", help="leave out the 3-player cross-check")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -356,7 +373,9 @@ def main(argv=None) -> int:
         for preset in args.variants:
             if not args.skip_search:
                 run_variant(preset, args.players, args, out)
-            exact_check(preset, args, out)
+            if not args.skip_exact3:
+                exact_check(preset, args, out)
+            charge_check(preset, args, out)
     write_report(out, args)
     return 0
 
