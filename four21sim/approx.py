@@ -15,7 +15,7 @@ A policy of the family is an engine table policy in context mode 1
 (docs/engine.md: ``ctx = pot * (tokens + 1) + own tokens``). The contexts are
 cut into *groups*: by default the charge (pot > 0) is one group and the
 décharge is split by the deciding player's own tokens into the bands 1, 2, 3-4,
-5-7 and 8 or more (:func:`context_groups`). Each group has two parameters:
+5-7 and 8 or more (:func:`context_groups`). Each group has three parameters:
 
 ``leader`` (``reach`` or ``round``) and ``threshold`` (a hand)
     ``reach``: the leader keeps what maximises P(ending at the threshold hand or
@@ -543,7 +543,7 @@ def _threshold_candidates(variant: Variant, current: int, candidates: int) -> li
 
 def _coordinate_pass(variant, players, start: Profile, opponents: Callable[[Profile], Profile], games, seed,
                      candidates, weights, leaders, threads, rows, tag) -> Profile:
-    """One pass over the searched groups and both parameters; returns the best deviation found.
+    """One pass over the searched groups and their parameters (leader, threshold, weight); returns the best deviation found.
 
     ``opponents(current)`` is the profile the other seats play while ``current`` is the
     deviator's: the current profile itself in the iterated best response (the new value is
