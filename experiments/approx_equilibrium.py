@@ -193,7 +193,8 @@ def findings(S: pd.DataFrame, T: pd.DataFrame, X, C) -> list[str]:
             out.append("- **At large tables the charge decides the game.** In " + ", ".join(
                 f"{r.variant} {r.players}" for r in near.itertuples())
                 + " players, more than 99% of games end in the charge (when the pot runs out, some player "
-                "holds no token and goes out, which ends the game under `first_out`), so the décharge groups' parameters do not matter there"
+                "holds no token and goes out, which ends the game under `first_out`), so the décharge groups' "
+                "parameters do not matter there"
                 + ("; in " + ", ".join(f"{r.variant} {r.players}" for r in free.itertuples())
                    + " the charge is one throw, nobody chooses anything, and every gain is 0 up to the rare "
                    "décharge" if len(free) else "") + ".")

@@ -543,7 +543,9 @@ def _threshold_candidates(variant: Variant, current: int, candidates: int) -> li
 
 def _coordinate_pass(variant, players, start: Profile, opponents: Callable[[Profile], Profile], games, seed,
                      candidates, weights, leaders, threads, rows, tag) -> Profile:
-    """One pass over the searched groups and their parameters (leader, threshold, weight); returns the best deviation found.
+    """One pass over the searched groups and their parameters (leader, threshold, weight).
+
+    Returns the best deviation found.
 
     ``opponents(current)`` is the profile the other seats play while ``current`` is the
     deviator's: the current profile itself in the iterated best response (the new value is
@@ -615,7 +617,8 @@ def best_deviation(variant: Variant | str, players: int, profile: Profile, games
 
     The deviator starts from the profile's own parameters and, group by group, tries
     every leader mode of ``leaders``, the thresholds within ``candidates`` places of its
-    current one in the ranking (for a ``reach`` leader) and every follower weight, every other seat keeping ``profile``; it keeps a value only
+    current one in the ranking (for a ``reach`` leader) and every follower weight,
+    every other seat keeping ``profile``; it keeps a value only
     if the deviator's mean P(pay) (every seat in turn, common random numbers) is
     strictly lower. The games are ``seed``'s: measure the deviation on other games
     (:func:`measure_gains`), since its gain on these is biased upwards.
