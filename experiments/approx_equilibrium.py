@@ -32,6 +32,7 @@ from four21sim import PRESETS, Variant, dice, simulate
 from four21sim.approx import Profile, approximate_equilibrium, context_groups, measure_gains
 from four21sim.atomic import write_text_atomic
 from four21sim.policies import compile_policy
+from four21sim.stats import Z95, holm, z_for
 
 HABITS = ("greedy", "sec", "chase421", "table-aware")
 
@@ -100,7 +101,7 @@ def exact_check(preset: str, args, out: Path) -> None:
     if 3 in args.players:
         prof = profile_from_csv(out, preset, 3)
         t0 = time.perf_counter()
-        eq = compile_policy("equilibrium", v, 3)
+        eq = compile_policy("optimal", v, 3)
         a = measure_gains(v, 3, prof, {"equilibrium": eq}, args.measure_games, seed, threads=1)
         a.insert(0, "profile", "approximate")
         b = measure_gains(v, 3, eq, {"approximate": prof, "table-aware": "table-aware"}, args.measure_games, seed,
@@ -129,14 +130,25 @@ def charge_check(preset: str, args, out: Path) -> None:
     write_text_atomic(out / f"charge_{preset}.csv", pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
 
 
+def norm_sf(x):
+    """P(Z > x) for a standard normal Z."""
+    from math import erfc, sqrt
+    return np.vectorize(lambda t: 0.5 * erfc(t / sqrt(2)))(x)
+
+
 def findings(S: pd.DataFrame, T: pd.DataFrame, X, C) -> list[str]:
     """Plain-words findings, computed from the tables (nothing typed in by hand)."""
     out = []
-    pos = S[S["exploitability_low_pp"] > 0]
-    neg = S[S["exploitability_high_pp"] < 0]
+    # "significant" is family-wise over the configurations: Holm on the two-sided p-values of the
+    # 95% normal intervals (se = width / (2 z95))
+    z = S["exploitability_pp"] / ((S["exploitability_high_pp"] - S["exploitability_low_pp"]) / (2 * Z95))
+    p_holm = holm(2 * norm_sf(np.abs(z.to_numpy(dtype=float))))
+    pos = S[(p_holm < 0.05) & (S["exploitability_pp"] > 0)]
+    neg = S[(p_holm < 0.05) & (S["exploitability_pp"] < 0)]
     big = S.loc[S["exploitability_pp"].idxmax()]
     out.append(f"- **Exploitability within the family.** Of {len(S)} configurations, {len(pos)} have a deviation "
-               "whose gain is significantly above 0 on fresh games; the largest is "
+               "whose gain is significantly above 0 on fresh games (Holm over the configurations, family-wise "
+               "5%); the largest gain is "
                f"{big.exploitability_pp:.2f} pp [{big.exploitability_low_pp:.2f}, {big.exploitability_high_pp:.2f}] "
                f"({big.variant}, {big.players} players), against P(pay) of order 1/n. "
                f"Largest upper end of an interval: {S['exploitability_high_pp'].max():.2f} pp. These are small, but "
@@ -162,13 +174,18 @@ def findings(S: pd.DataFrame, T: pd.DataFrame, X, C) -> list[str]:
         + " The gain of a deviator returning to plain `table-aware` (the family's starting point) ranges from "
         f"{S['gain_table_aware_pp'].min():+.2f} to {S['gain_table_aware_pp'].max():+.2f} pp, `greedy`'s from "
         f"{S['gain_greedy_pp'].min():+.2f} to {S['gain_greedy_pp'].max():+.2f} pp.")
-    lows = []
+    lows, pv, seat0 = [], [], []
     for (v, n), df in T.groupby(["variant", "players"], sort=False):
-        r0 = df.iloc[0]
-        tag = "below" if r0.high < 1 / n else "above" if r0.low > 1 / n else "within noise of"
-        lows.append(f"{v} {n}: {r0.p_pay:.3f} ({tag} {1 / n:.3f})")
+        r0 = df.iloc[0]  # its interval is Bonferroni over the n seats: z at 1 - 0.05 / (2 n)
+        se = (r0.high - r0.low) / (2 * z_for(1 - 0.05 / n))
+        pv.append(2 * norm_sf(abs(r0.p_pay - 1 / n) / se) if se > 0 else 1.0)
+        seat0.append((v, n, r0.p_pay))
+    for (v, n, p0), ph in zip(seat0, holm(np.array(pv))):
+        tag = ("below" if p0 < 1 / n else "above") if ph < 0.05 else "within noise of"
+        lows.append(f"{v} {n}: {p0:.3f} ({tag} {1 / n:.3f})")
     out.append("- **Seat 0 (the first leader) under approximate equilibrium play**, P(pay) against 1/n "
-               "(Bonferroni intervals): " + "; ".join(lows) + ".")
+               "(below or above: seat 0 against 1/n, Holm over the configurations, family-wise 5%): "
+               + "; ".join(lows) + ".")
     if X is not None:
         eqg = X[(X["profile"] == "approximate") & (X["deviation"] == "equilibrium")]
         apg = X[(X["profile"] == "equilibrium") & (X["deviation"] == "approximate")]

@@ -141,7 +141,7 @@ def test_no_deviation_gains_significantly_against_the_certified_three_player_equ
     # P(pay), so no measured gain may be significantly positive (99.9% intervals, 3 deviations:
     # false failure at most 0.15%). The habits, which are worse, must not show gains either.
     v = Variant.from_preset("super421", ["tokens=4"])
-    eq = compile_policy("equilibrium", v, 3)
+    eq = compile_policy("optimal", v, 3)
     ta = table_aware_profile(v)
     devs = {"family": ta.with_value(1, "weight", 0.1), "table-aware": "table-aware", "greedy": "greedy"}
     got = measure_gains(v, 3, eq, devs, games=6000, seed=8)
