@@ -91,7 +91,8 @@ def sweep_results(tmp_path_factory):
     from four21sim import sweep
 
     out = tmp_path_factory.mktemp("sweep") / "tiny"
-    status = sweep.main(["--variants", "super421,classic", "--players", "2,3",
+    # 5 tokens: optimal at 3 players solves in seconds (the presets' own sizes take minutes)
+    status = sweep.main(["--variants", "super421,classic", "--set", "tokens=5", "--players", "2,3",
                          "--lineups", "greedy,optimal,one:greedy/sec", "--games", "2000",
                          "--task-games", "1000", "--out", str(out), "--quiet"])
     assert status == 0
