@@ -130,6 +130,28 @@ def charge_check(preset: str, args, out: Path) -> None:
     write_text_atomic(out / f"charge_{preset}.csv", pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
 
 
+def leading_check(preset: str, args, out: Path) -> None:
+    """What leading a round is worth under the profile found: the per-round loss rates of the
+    leader and of the first player after it, by phase, next to the fair rate (simulated, the
+    engine's cluster intervals over blocks of games)."""
+    v = Variant.from_preset(preset)
+    seed = int(np.random.SeedSequence([args.seed, 6]).generate_state(1, np.uint64)[0])
+    rows = []
+    for n in args.players:
+        res = simulate(v, n, profile_from_csv(out, preset, n).policy(), games=args.measure_games, seed=seed,
+                       threads=1)
+        pr = res.position_rates().set_index(["phase", "position"])
+        for phase in ("charge", "decharge"):
+            if (phase, 0) not in pr.index:
+                continue
+            lead, foll = pr.loc[(phase, 0)], pr.loc[(phase, 1)]
+            rows.append(dict(variant=preset, players=n, phase=phase, rounds=int(lead["rounds"]), fair=lead["fair"],
+                             leader_loses=lead["p_lose"], leader_low=lead["p_lose_low"],
+                             leader_high=lead["p_lose_high"], follower1_loses=foll["p_lose"],
+                             follower1_low=foll["p_lose_low"], follower1_high=foll["p_lose_high"]))
+    write_text_atomic(out / f"leading_{preset}.csv", pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+
+
 def norm_sf(x):
     """P(Z > x) for a standard normal Z."""
     from math import erfc, sqrt
@@ -325,6 +347,24 @@ def write_report(out: Path, args) -> None:
         for r in C.itertuples():
             L.append(f"| {r.variant} | {r.players} | {r.policy} | {r.p_decided_in_charge:.5f} "
                      f"[{r.low:.5f}, {r.high:.5f}] |")
+    LD = pd.concat([pd.read_csv(f) for f in sorted(out.glob("leading_*.csv"))], ignore_index=True) \
+        if list(out.glob("leading_*.csv")) else None
+    if LD is not None:
+        LD = LD.sort_values(["variant", "players"], key=lambda c: c.map(rank) if c.name == "variant" else c,
+                            kind="stable")
+        L += ["", "## Leading a round under the profile", "",
+              f"Everyone playing the profile found ({args.measure_games:,} games per configuration): per round of "
+              "each phase, P(the round's leader loses it) and P(the first player after the leader loses it), 95% "
+              "cluster intervals over blocks of games (rounds of a game are correlated), next to the fair rate "
+              "(1/players at the table, averaged over the phase's rounds). A leader losing less often than fair "
+              "is what leading is worth to it; phases with fewer than 1,000 rounds are left out (too few to say "
+              "anything).", "",
+              "| variant | n | phase | rounds | fair | leader loses | 1st follower loses |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in LD[LD["rounds"] >= 1000].itertuples():
+            L.append(f"| {r.variant} | {r.players} | {r.phase} | {r.rounds:,} | {100 * r.fair:.1f}% | "
+                     f"{100 * r.leader_loses:.1f}% [{100 * r.leader_low:.1f}, {100 * r.leader_high:.1f}] | "
+                     f"{100 * r.follower1_loses:.1f}% [{100 * r.follower1_low:.1f}, {100 * r.follower1_high:.1f}] |")
     L += ["", "## The profiles found", "",
           "Per context group (docs/approximate.md): the leader (its stopping hand, or `round` for the leader that "
           "plays the round against one follower) / the follower's value weight. "
@@ -362,6 +402,10 @@ def write_report(out: Path, args) -> None:
           "or `equilibrium`), then the columns of `four21sim.approx.measure_gains`: `deviation`, `p_pay_profile` "
           "(the deviator's P(pay) when it plays as the others, averaged over the seats), `p_pay_deviator`, `gain` "
           "= their difference with `gain_low`, `gain_high` (95%, probability, not pp), `games`; and `seconds`.", "",
+          "`leading_<variant>.csv`, one row per player count and phase: `variant, players, phase`, `rounds` "
+          "(rounds of the phase played), `fair` (the fair per-round loss rate), `leader_loses` with `leader_low`, "
+          "`leader_high` and `follower1_loses` with `follower1_low`, `follower1_high` (per-round loss rates, 95% "
+          "cluster intervals).", "",
           "`charge_<variant>.csv`: `variant, players`, `policy` (`any`: a one-throw charge, where no policy "
           "decides anything; `profile`: under the profile found), `p_decided_in_charge` with `low`, `high` (95% "
           "Wilson).", ""]
@@ -394,6 +438,7 @@ def main(argv=None) -> int:
             if not args.skip_exact3:
                 exact_check(preset, args, out)
             charge_check(preset, args, out)
+            leading_check(preset, args, out)
     write_report(out, args)
     return 0
 
