@@ -287,7 +287,7 @@ def leading_table(study: Study, configs: list[Config]) -> pd.DataFrame:
         if c.variant.tokens <= MAX_SOLVER_TOKENS:
             wanted.setdefault((c.label, 2), c.variant)
     for c in configs:
-        if c.players == 3 and c.lineup.kind == "all" and c.lineup.a == "optimal":
+        if _three_optimal(c):
             wanted.setdefault((c.label, 3), c.variant)
     for (label, n), variant in wanted.items():
         ls = lead_summary(variant) if n == 2 else lead_summary3(variant)
@@ -340,6 +340,11 @@ def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def _three_optimal(c: Config) -> bool:
+    """Everyone plays ``optimal`` at 3 players: the certified equilibrium, whose values are exact."""
+    return c.players == 3 and c.lineup.kind == "all" and c.lineup.a == "optimal"
+
+
 def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
     """Exact values of every 2-player line-up made of table policies (solver), and of
     ``optimal`` with 3 players (the equilibrium of solver3)."""
@@ -348,7 +353,7 @@ def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
     from .solver3 import solve as solve3
     rows = []
     for c in configs:
-        if c.players == 3 and c.lineup.kind == "all" and c.lineup.a == "optimal":
+        if _three_optimal(c):
             sol = solve3(c.variant, 3, "pay")
             pay = sol.seat_p_pay
             rows.append(dict(_config_cols(c), p_seat0_exact=float(sol.seat_p_win[0]),
