@@ -2,10 +2,10 @@
 
 Question: when every player minimises its own P(pay) and exact solving does not fit
 (4 players and more), what profile does iterated best response find within the
-family of four21sim.approx (a leader threshold and a follower value weight per
+family of four21sim.analysis.approx (a leader threshold and a follower value weight per
 context group), how much can one deviator still gain against it (measured on fresh
 games, with an interval), how fair is the paying seat under that play, and, at 3
-players, how close is it to the exact equilibrium of four21sim.solver3?
+players, how close is it to the exact equilibrium of four21sim.exact.solver3?
 
     python experiments/approx_equilibrium.py [--variants super421 ...] [--players 3 4 5 6 7 8]
         [--games 10000] [--measure-games 100000] [--rounds 3] [--candidates 3] [--seed 13]
@@ -28,11 +28,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from four21sim import PRESETS, Variant, dice, simulate
-from four21sim.approx import Profile, approximate_equilibrium, context_groups, measure_gains
-from four21sim.atomic import write_text_atomic
+from four21sim import PRESETS, Variant, simulate
+from four21sim.rules import dice
+from four21sim.analysis.approx import Profile, approximate_equilibrium, context_groups, measure_gains
+from four21sim._util.atomic import write_text_atomic
 from four21sim.policies import compile_policy
-from four21sim.stats import Z95, holm, z_for
+from four21sim.engine.stats import Z95, holm, z_for
 
 HABITS = ("greedy", "sec", "chase421", "table-aware")
 
@@ -48,7 +49,7 @@ def run_variant(preset: str, players: list[int], args, out: Path) -> None:
         exact = None
         t_exact = float("nan")
         if n == 3:
-            from four21sim.solver3 import solve
+            from four21sim.exact.solver3 import solve
             t1 = time.perf_counter()
             exact = solve(v, 3).seat_p_pay
             t_exact = time.perf_counter() - t1
@@ -270,7 +271,7 @@ def write_report(out: Path, args) -> None:
                       kind="stable") if C is not None else None
     L = ["# Approximate equilibria for 3 to 8 players", "",
          "*When every player minimises its own P(pay) and exact solving does not fit, what profile does iterated "
-         "best response find in the family of `four21sim.approx`, how much can a single deviator still gain "
+         "best response find in the family of `four21sim.analysis.approx`, how much can a single deviator still gain "
          "against it, and how fair is the paying seat under that play?* The method is in "
          "[docs/approximate.md](../../docs/approximate.md).", "",
          "Made by `python experiments/approx_equilibrium.py "
@@ -313,7 +314,7 @@ def write_report(out: Path, args) -> None:
     L += ["", "## P(pay) per seat under the profile", "",
           "Each seat's P(pay) when everyone plays the profile, with its interval (95% jointly over the seats of a "
           "row: each at 1 - 0.05/n, Bonferroni). At 3 players, the exact equilibrium's P(pay) "
-          "(`four21sim.solver3`, certified) is given below it.", ""]
+          "(`four21sim.exact.solver3`, certified) is given below it.", ""]
     for (variant, n), df in T.groupby(["variant", "players"], sort=False):
         cells = [f"{r.p_pay:.4f} [{r.low:.4f}, {r.high:.4f}]" for r in df.itertuples()]
         L.append(f"- **{variant}, {n} players** (1/n = {1 / n:.4f}): " + "; ".join(
@@ -325,7 +326,7 @@ def write_report(out: Path, args) -> None:
             L.append(f"  - the exact value is inside the approximate profile's interval for {inside} of 3 seats")
     if X is not None:
         L += ["", "## At 3 players: the approximate profile and the exact equilibrium, each against the other", "",
-              "The profile found at 3 players and the certified equilibrium of `four21sim.solver3` (policy "
+              "The profile found at 3 players and the certified equilibrium of `four21sim.exact.solver3` (policy "
               "`equilibrium`), each played as one deviator's policy while the two others play the other one, on "
               f"fresh games ({int(X['games'].iloc[0]):,} per line-up). A significant positive gain of the "
               "equilibrium against the profile is a deviation outside the family that the family's own search "
@@ -399,7 +400,7 @@ def write_report(out: Path, args) -> None:
           "follower), `threshold` (the `reach` leader's stopping hand, unused by `round`), `weight` (the follower's "
           "value weight).", "",
           "`exact3_<variant>.csv` (3 players): `variant`, `profile` (what the two other seats play: `approximate` "
-          "or `equilibrium`), then the columns of `four21sim.approx.measure_gains`: `deviation`, `p_pay_profile` "
+          "or `equilibrium`), then the columns of `four21sim.analysis.approx.measure_gains`: `deviation`, `p_pay_profile` "
           "(the deviator's P(pay) when it plays as the others, averaged over the seats), `p_pay_deviator`, `gain` "
           "= their difference with `gain_low`, `gain_high` (95%, probability, not pp), `games`; and `seconds`.", "",
           "`leading_<variant>.csv`, one row per player count and phase: `variant, players, phase`, `rounds` "

@@ -41,7 +41,7 @@ def main(argv=None) -> int:
 
     import four21sim
     from four21sim import Variant, simulate
-    from four21sim.solver import _round_table_cached, solve
+    from four21sim.exact.two_player import _round_table_cached, solve
     t_import = time.perf_counter() - t_import
 
     ncores = numba.config.NUMBA_NUM_THREADS

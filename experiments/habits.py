@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from four21sim import PRESETS, __version__
-from four21sim.atomic import atomic_path, write_text_atomic
-from four21sim.habits import HABITS, study
+from four21sim._util.atomic import atomic_path, write_text_atomic
+from four21sim.analysis.habits import HABITS, study
 
 
 def _pp(x: float) -> str:

@@ -4,7 +4,7 @@ Question: starting from each preset, change one option at a time (every other al
 value of every option, and the token count), and measure fairness where it lives: the
 sweep's paying-seat fairness score (the largest gap of a seat's P(pay) from 1/players, in
 points, everyone playing 'greedy', averaged over 2, 3 and 4 players, with its 95%
-interval; four21sim.fairness) and, exactly, the 2-player first-player advantage and value
+interval; four21sim.study.fairness) and, exactly, the 2-player first-player advantage and value
 of leading a décharge round under optimal play (solver). Which rule changes move
 fairness beyond noise, and which variants form the fairest tied group?
 
@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 
 from four21sim import PRESETS, Variant
-from four21sim.atomic import atomic_path, write_text_atomic
-from four21sim.solver import solve
-from four21sim.stats import Z95, holm
-from four21sim.study import study_from_mapping
+from four21sim._util.atomic import atomic_path, write_text_atomic
+from four21sim.exact.two_player import solve
+from four21sim.engine.stats import Z95, holm
+from four21sim.study.spec import study_from_mapping
 from four21sim.sweep import run_sweep
-from four21sim.variants import OPTION_TABLE
+from four21sim.rules.variants import OPTION_TABLE
 
 # The values tried for each option come from the option registry, so a new option is explored
 # as soon as it is declared there.
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
         df.to_parquet(tmp, index=False)
     import matplotlib
     matplotlib.use("Agg")
-    from four21sim.plots import save
+    from four21sim.study.figures import save
     with atomic_path(out / "figures" / "rule_space.png") as tmp:
         save(figure(df), tmp)
     write_text_atomic(out / "RULE_SPACE.md", report(df, study, manifest))
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
 def analyse(specs: list[dict], scores: pd.DataFrame, fair: pd.DataFrame) -> pd.DataFrame:
     """One row per variant: score and interval, change against its preset with an interval and
     a Holm-adjusted p-value, exact 2-player values, and which variant plays the same games."""
-    from four21sim.leading import lead_summary
+    from four21sim.exact.leading import lead_summary
     same = {}
     for label, g in fair.groupby("variant", sort=False):
         # a variant plays the same games as another when every one of its configurations does
@@ -141,7 +141,7 @@ def figure(df: pd.DataFrame):
     with their 95% intervals and the noise band (median half-width of a change's interval)."""
     import matplotlib.pyplot as plt
 
-    from four21sim.plots import _annotate
+    from four21sim.study.figures import _annotate
     ch = df[df["change"] != "(preset)"]
     presets = list(PRESETS)
     present = set(ch["change"])

@@ -32,7 +32,7 @@ GROWTH = {"super421": (3, 5, 7, 9), "classic": (6, 11, 16)}  # the presets thems
 def one(preset: str, tokens: int | None, objective: str) -> dict:
     """Solve one configuration in this process and return its numbers."""
     from four21sim import Variant
-    from four21sim.solver3 import solve
+    from four21sim.exact.solver3 import solve
 
     v = Variant.from_preset(preset, [f"tokens={tokens}"] if tokens else [])
     t0 = time.perf_counter()
@@ -134,8 +134,8 @@ def main(argv=None) -> int:
     if bad:
         print(f"solve3: error: --objectives: {bad[0]!r} is not allowed; allowed: pay, win", file=sys.stderr)
         return 2
-    from four21sim.atomic import write_text_atomic
-    from four21sim.study_run import _git_commit, _versions
+    from four21sim._util.atomic import write_text_atomic
+    from four21sim.study.run import _git_commit, _versions
 
     if args.report_only or args.remeasure:
         data = json.loads((Path(args.out) / "solve3.json").read_text())

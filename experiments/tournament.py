@@ -20,10 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from four21sim import PRESETS, Variant
-from four21sim.atomic import atomic_path, write_text_atomic
+from four21sim._util.atomic import atomic_path, write_text_atomic
 from four21sim.policies import evaluate
-from four21sim.stats import Z95, holm
-from four21sim.tournament import tournament
+from four21sim.engine.stats import Z95, holm
+from four21sim.analysis.tournament import tournament
 
 POLICIES = ["optimal", "greedy", "table-aware", "chase421", "sec"]
 
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     import matplotlib
     matplotlib.use("Agg")
-    from four21sim.plots import save, tournament_heatmap
+    from four21sim.study.figures import save, tournament_heatmap
 
     out = Path(args.out)
     frames = []

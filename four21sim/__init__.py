@@ -1,15 +1,25 @@
 """four21sim: strategy analyser for the French bar dice game 421.
 
-- :mod:`four21sim.dice`, :mod:`four21sim.variants`: the rules as data.
-- :mod:`four21sim.odds`: exact single-turn odds and keep advice.
-- :func:`simulate`: the numba Monte Carlo engine, with :mod:`four21sim.policies`.
-- :mod:`four21sim.advice`: the advisor (round and game answers).
-- :func:`load`: a results folder as named DataFrames with its manifest.
+The package is built in layers (docs/architecture.md), each a subpackage:
+
+- :mod:`four21sim.rules`: dice, hands, variants and presets, the rules kernel;
+- :mod:`four21sim.exact`: single-turn odds (:mod:`four21sim.exact.odds`) and the game
+  solved exactly (:func:`four21sim.exact.solve`);
+- :mod:`four21sim.policies`: the named keep/reroll policies as tables;
+- :mod:`four21sim.engine`: the numba Monte Carlo engine, :func:`simulate`;
+- :mod:`four21sim.analysis`: tournaments, approximate equilibria, habits;
+- :mod:`four21sim.advice`: the advisor, cheat sheets, a game at the terminal;
+- :mod:`four21sim.study.spec`: studies run into results folders, :func:`load` to read one;
+- :mod:`four21sim.cli`: the ``four21sim`` command.
 """
 
-from .loader import Results, load
-from .simulation import SimulationResult, simulate
-from .variants import PRESETS, Variant, get_preset
+__version__ = "0.1.0"  # before the imports: modules below read it
 
-__version__ = "0.1.0"
-__all__ = ["Variant", "PRESETS", "get_preset", "simulate", "SimulationResult", "load", "Results", "__version__"]
+from .engine.simulation import SimulationResult, simulate  # noqa: E402
+from .exact import odds  # noqa: E402
+from .rules import dice  # noqa: E402
+from .rules.variants import PRESETS, Variant, get_preset  # noqa: E402
+from .study.load import Results, load  # noqa: E402
+
+__all__ = ["Variant", "PRESETS", "get_preset", "simulate", "SimulationResult", "load", "Results", "dice", "odds",
+           "__version__"]

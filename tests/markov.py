@@ -22,7 +22,7 @@ alone:
   linear system, solved exactly here with Fractions by Gaussian elimination
   (``exact=False`` uses numpy float64 instead, for very large token counts).
 
-The hand tables come from ``four21sim.dice`` (RANK, VALUE, CATEGORY), not from
+The hand tables come from ``four21sim.rules.dice`` (RANK, VALUE, CATEGORY), not from
 tests/reference.py, so the two are independent.
 """
 
@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from four21sim import dice
+from four21sim.rules import dice
 
 __all__ = ["one_throw_distribution", "round_outcome_distribution", "expected_rounds"]
 

@@ -4,7 +4,7 @@ Written from docs/rules.md and docs/engine.md alone. It plays the same games as 
 numba engine from the same ``(seed, game)``, die for die, and returns the same
 per-game records, so the two can be compared exactly.
 
-Nothing here reads the engine. From ``four21sim.dice`` it only takes the *encodings*
+Nothing here reads the engine. From ``four21sim.rules.dice`` it only takes the *encodings*
 that policies are written in (hand and keep indices: ``HANDS``, ``KEEPS``,
 ``FULL_KEEP``, ``HAND_KEEPS``/``N_HAND_KEEPS`` whose order the random policy depends
 on). Rankings, values and categories are the literal tables of tests/rules_tables.py
@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 from rules_tables import FOUR21, NENETTE, POSITION, SUITES, category_of, is_combination, value_of  # noqa: F401
 
-from four21sim.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
+from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
 
 __all__ = [
     "MASK64", "GAMMA", "mix64", "stream_key", "Stream",

@@ -1,4 +1,4 @@
-"""Tests of the advisor, ``four21sim advise`` (also ``python -m four21sim.advise``), run as a
+"""Tests of the advisor, ``four21sim advise`` (also ``python -m four21sim advise``), run as a
 subprocess and in-process.
 
 Round answers are checked against brute-force enumeration written here from the rules
@@ -18,7 +18,7 @@ import pytest
 
 from rules_tables import POSITION, RANKING_TEXT
 
-from four21sim import advise
+from four21sim.cli import advise
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,7 @@ def brute_beat_exact(hand, m, target):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "four21sim.advise", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "four21sim", "advise", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -324,9 +324,8 @@ def test_single_round_game_equals_the_round_odds():
 
 # ----------------------------------------------------------------- conventions
 @pytest.mark.parametrize("argv", [["-m", "four21sim", "--version"], ["-m", "four21sim", "advise", "--version"],
-                                  ["-m", "four21sim.advise", "--version"], ["-m", "four21sim", "solve", "--version"],
-                                  ["-m", "four21sim.solve", "--version"], ["-m", "four21sim", "sweep", "--version"],
-                                  ["-m", "four21sim", "play", "--version"]])
+                                  ["-m", "four21sim", "solve", "--version"], ["-m", "four21sim", "sweep", "--version"],
+                                  ["-m", "four21sim.sweep", "--version"], ["-m", "four21sim", "play", "--version"]])
 def test_version_on_every_command(argv):
     from four21sim import __version__
     proc = subprocess.run([sys.executable, *argv], cwd=REPO, capture_output=True, text=True, timeout=120)

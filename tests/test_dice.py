@@ -1,4 +1,4 @@
-"""Tests of four21sim.dice against docs/rules.md.
+"""Tests of four21sim.rules.dice against docs/rules.md.
 
 Every expected number here comes from docs/rules.md or from plain-Python enumeration
 written in this file, never from the tables under test.
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rules_tables import PLAIN, RANKING_TEXT
 
-from four21sim import dice
+from four21sim.rules import dice
 
 # ----------------------------------------------------------------- references
 # The rankings of the rules' table, best first, written out hand by hand (tests/rules_tables.py).

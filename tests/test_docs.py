@@ -40,7 +40,7 @@ def test_relative_links_resolve(path):
 
 
 def test_every_study_key_is_documented_with_its_flag():
-    from four21sim.study import STUDY_KEYS, VARIANT_KEYS
+    from four21sim.study.spec import STUDY_KEYS, VARIANT_KEYS
     from four21sim.sweep import build_parser
     doc = (ROOT / "docs" / "study-format.md").read_text()
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(?:\[\[)?([a-z_]+)(?:\]\])?` \| ([^|]*)\|", doc, re.M)}

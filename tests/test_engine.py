@@ -1,4 +1,4 @@
-"""Tests of the numba Monte Carlo engine (``four21sim.simulation``) from first principles.
+"""Tests of the numba Monte Carlo engine (``four21sim.engine.simulation``) from first principles.
 
 Every expected number here comes from docs/rules.md, docs/engine.md, exact enumeration of
 the 216 outcomes, the exact Markov chain of tests/markov.py, or a statistical bound
@@ -32,12 +32,14 @@ from scipy.stats import chi2
 
 import markov
 from rules_tables import RANKING_TEXT
-from four21sim import Variant, dice, odds, simulate
-from four21sim import _stream as K
+from four21sim import Variant, simulate
+from four21sim.rules import dice
+from four21sim.exact import odds
+from four21sim.engine import _stream as K
 from four21sim.policies import compile_policy, median_hand
-from four21sim.simulation import BLOCK_STATS, MAX_RECORD_GAMES
-from four21sim.stats import wilson, z_for
-from four21sim.variants import PRESETS
+from four21sim.engine.simulation import BLOCK_STATS, MAX_RECORD_GAMES
+from four21sim.engine.stats import wilson, z_for
+from four21sim.rules.variants import PRESETS
 
 M64 = (1 << 64) - 1
 Z999 = z_for(0.999)  # two-sided 99.9%: 3.2905

@@ -21,7 +21,7 @@ import pytest
 
 import reference as R
 from four21sim import Variant
-from four21sim.variants import PRESETS
+from four21sim.rules.variants import PRESETS
 
 GAMES = int(os.environ.get("FOUR21_XCHECK_GAMES", "100"))
 POLICY_NAMES = ("sec", "chase421", "greedy", "table-aware", "random")

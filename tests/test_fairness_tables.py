@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 
 from four21sim import Variant, simulate
-from four21sim.fairness import games_identity, hist_quantiles, tied_groups
-from four21sim.report import _md_table
-from four21sim.summarize import _p_no_decision
-from four21sim.tournament import tournament
+from four21sim.study.fairness import games_identity, hist_quantiles, tied_groups
+from four21sim.study.report import _md_table
+from four21sim.study.tables import _p_no_decision
+from four21sim.analysis.tournament import tournament
 
 
 def _shares(mask: np.ndarray, n: int) -> np.ndarray:
@@ -117,7 +117,7 @@ def test_two_player_tournament_counts_each_pair_once():
 
 
 def test_paired_differences_are_the_difference_of_the_two_simulations():
-    from four21sim.fairness import paired_pay_differences
+    from four21sim.study.fairness import paired_pay_differences
     d = paired_pay_differences({"a": "super421", "b": "montreal", "c": "super421"}, 3, games=3000, seed=6,
                                chunk=1000)
     share = {name: simulate(name, 3, "greedy", games=3000, seed=6).seats()["lose_share"].to_numpy()

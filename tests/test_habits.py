@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from four21sim import Variant, dice
-from four21sim.habits import HABITS, habit_mistakes, leader_profile
+from four21sim import Variant
+from four21sim.rules import dice
+from four21sim.analysis.habits import HABITS, habit_mistakes, leader_profile
 from four21sim.policies import compile_policy, table_policy
 from four21sim.policies import evaluate
 

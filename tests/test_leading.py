@@ -1,4 +1,4 @@
-"""The value of leading (four21sim.leading) against an independent game-tree search, and
+"""The value of leading (four21sim.exact.leading) against an independent game-tree search, and
 the engine's per-position round rates and round-1-loser outcome against those exact values.
 
 The brute force is tests/test_solver_bruteforce.py's search, written from the rules
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from four21sim import Variant, simulate
-from four21sim.leading import lead_summary, lead_values, round1_loser_wins, round_rates_exact
+from four21sim.exact.leading import lead_summary, lead_values, round1_loser_wins, round_rates_exact
 from test_solver_bruteforce import VARIANTS, brute_force, solve_round
 
 Z_MAX = 4.0
@@ -83,7 +83,7 @@ def test_simulated_leading_against_exact(preset):
 
 
 def test_solve_json_has_the_lead_value():
-    from four21sim.solve import analyse
+    from four21sim.cli.solve import analyse
     v = VARIANTS["super-t3"]
     out = analyse(["--variant", "super421", "--set", "tokens=3", "--json"])
     bf = brute_force(v)
@@ -100,7 +100,7 @@ def test_solve_json_has_the_lead_value():
                                               ("montreal", ["tokens=3", "decharge_throws=2"]),
                                               ("classic", ["tokens=2", "decharge_throws=2", "next_leader=next_seat"])])
 def test_three_player_lead_values_against_the_game_tree(preset, overrides):
-    from four21sim.leading import lead_summary3, lead_values3
+    from four21sim.exact.leading import lead_summary3, lead_values3
     from test_solver3_bruteforce import _values
     v = Variant.from_preset(preset, overrides)
     tree = _values(v, 3, "pay")  # (pot, tokens by role) -> [role, (p_pay, p_win, rounds)]

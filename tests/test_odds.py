@@ -1,4 +1,4 @@
-"""Tests of four21sim.odds: exact single-turn odds.
+"""Tests of four21sim.exact.odds: exact single-turn odds.
 
 The expectations come from the reference facts of docs/rules.md, from reasoning by hand, and
 from a slow brute force written here: every keep sequence enumerated, every throw of
@@ -15,7 +15,9 @@ import pytest
 
 from rules_tables import POSITION
 
-from four21sim import Variant, dice, odds
+from four21sim import Variant
+from four21sim.rules import dice
+from four21sim.exact import odds
 
 # ----------------------------------------------------------------- reference rules
 SUITES = {(6, 5, 4), (5, 4, 3), (4, 3, 2), (3, 2, 1)}

@@ -12,7 +12,8 @@ import pytest
 
 import markov
 import reference as R
-from four21sim import Variant, dice
+from four21sim import Variant
+from four21sim.rules import dice
 
 PRESETS = ("super421", "super421-lebon", "montreal", "classic")
 IDX = {f: i for i, f in enumerate(R.RECORD_FIELDS)}

@@ -41,11 +41,11 @@ import pytest
 import reference as R
 from four21sim import Variant, simulate
 from four21sim.cli._common import run
-from four21sim.atomic import temp_owner
-from four21sim.lock import FolderBusy, FolderLock, remove_orphans
+from four21sim._util.atomic import temp_owner
+from four21sim.study.lock import FolderBusy, FolderLock, remove_orphans
 from four21sim.policies import compile_policy
 from four21sim.sweep import main as sweep_main
-from four21sim.tasks import PartIdentity, check_part, write_part
+from four21sim.study.tasks import PartIdentity, check_part, write_part
 import test_sweep
 from test_sweep import (SLOW, TINY, TINY_TASKS, assert_same_tables, manifest, one_error_line, part_files, run_cli,
                         run_inproc, snapshot, start_cli)
@@ -218,7 +218,7 @@ def test_a_deleted_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, ca
 
 
 def test_an_edited_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, capsys):
-    from four21sim.study import study_from_mapping
+    from four21sim.study.spec import study_from_mapping
     seed8 = with_seed(TINY, 8)
     fresh = tmp_path / "fresh"
     assert run_inproc([*seed8, "--out", fresh, "--quiet"]) == 0
@@ -373,7 +373,7 @@ def test_workers_die_with_their_parent(tmp_path, sig):
 
 # ================================================================== 5. schedulers
 def test_an_http_server_is_not_a_dask_scheduler():
-    from four21sim.executors import open_client
+    from four21sim.study.executors import open_client
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
@@ -444,7 +444,7 @@ def _outputs(out: Path) -> dict:
 
 
 def test_outputs_are_swapped_in_whole(tmp_path, tiny_ref, monkeypatch, capsys):
-    from four21sim import plots
+    from four21sim.study import figures as plots
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
     (out / "figures" / "99-stale-from-an-older-run.png").write_bytes(b"old")
@@ -489,14 +489,14 @@ def test_simulate_with_every_game_run_away_measures_nan_not_zero_division():
 
 
 def test_solver_refuses_a_nan_tolerance():
-    from four21sim.solver import solve
+    from four21sim.exact.two_player import solve
     for bad in (float("nan"), float("inf"), 0.0, -1e-9, "1e-9"):
         with pytest.raises(ValueError, match=r"^tol: .* is not allowed; allowed: a finite number > 0"):
             solve(Variant.from_preset("super421"), tol=bad)
 
 
 def test_tournament_refuses_a_policy_twice():
-    from four21sim.tournament import tournament
+    from four21sim.analysis.tournament import tournament
     with pytest.raises(ValueError, match=r"policies: 'greedy' is given twice"):
         tournament("super421", ["greedy", "greedy"], games=100)
 
@@ -530,7 +530,7 @@ def test_configuration_keys_hash_only_the_options_that_differ_from_their_default
     import dataclasses
     import hashlib
 
-    from four21sim import study as S
+    from four21sim.study import spec as S
     c = S.Config("x", Variant.from_preset("super421", ["tokens=21"]), 2, S.parse_lineup("greedy"))
     # the canonical form, written out: sorted keys, JSON, only tokens differs from the defaults
     text = '{"lineup": "greedy", "players": 2, "variant": {"tokens": 21}}'
@@ -545,8 +545,8 @@ def test_configuration_keys_hash_only_the_options_that_differ_from_their_default
 
 
 def test_many_rejected_parts_are_named_up_to_a_limit_then_counted(tmp_path, tiny_ref, monkeypatch):
-    from four21sim import study_run
-    from four21sim.study import study_from_mapping
+    from four21sim.study import run as study_run
+    from four21sim.study.spec import study_from_mapping
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
     other = study_from_mapping(dict(manifest(out)["study"], seed=8))  # every part belongs to seed 7

@@ -16,10 +16,11 @@ import sys
 import numpy as np
 import pytest
 
-from four21sim import Variant, dice, simulate
+from four21sim import Variant, simulate
+from four21sim.rules import dice
 from four21sim.policies import evaluate
-from four21sim.solver import solve
-from four21sim.tournament import best_response_threshold, head_to_head, tournament
+from four21sim.exact.two_player import solve
+from four21sim.analysis.tournament import best_response_threshold, head_to_head, tournament
 
 Z999 = 3.2905267314918945
 
@@ -98,7 +99,7 @@ def test_solver_refuses_too_many_tokens():
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "four21sim.solve", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "four21sim", "solve", *args], capture_output=True, text=True,
                           timeout=300)
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from four21sim import Variant
-from four21sim import solver as solver2
-from four21sim.solver3 import solve
+from four21sim.exact import two_player as solver2
+from four21sim.exact.solver3 import solve
 
 
 @pytest.mark.parametrize("preset", ["super421", "super421-lebon", "montreal", "classic"])
@@ -60,7 +60,7 @@ def test_small_super421_equilibrium_is_certified(objective):
 def test_the_certificate_sees_a_profile_that_is_not_an_equilibrium():
     # Choices made against made-up continuation values (not the profile's own) are not
     # best replies: from the start, some player must gain by deviating.
-    from four21sim.solver3 import _best_responses, _Solver
+    from four21sim.exact.solver3 import _best_responses, _Solver
 
     v = Variant.from_preset("super421", ["tokens=2"])
     S = _Solver(v, 3, "pay", None)
@@ -96,7 +96,7 @@ def test_solve_command_for_three_players():
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-m", "four21sim.solve", "--set", "tokens=2", "--players", "3", "--json"],
+    run = subprocess.run([sys.executable, "-m", "four21sim", "solve", "--set", "tokens=2", "--players", "3", "--json"],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
@@ -105,14 +105,15 @@ def test_solve_command_for_three_players():
     assert [s["p_win"] for s in out["seats"]] == pytest.approx(list(sol.seat_p_win), abs=1e-15)
     for key in ("expected_rounds", "exploitability", "iterations", "seconds"):
         assert key in out
-    bad = subprocess.run([sys.executable, "-m", "four21sim.solve", "--players", "5"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "four21sim", "solve", "--players", "5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--players: '5' is not allowed; allowed: 2 or 3" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 
 def test_the_public_solver_takes_the_number_of_players():
     v = Variant.from_preset("super421", ["tokens=2"])
-    assert solver2.solve(v, players=3) is solve(v, 3, "pay")
-    assert solver2.solve(v, players=2).p_seat0 == solver2.solve(v).p_seat0
+    from four21sim.exact import solve as solve_any
+    assert solve_any(v, players=3) is solve(v, 3, "pay")
+    assert solve_any(v, players=2) is solver2.solve(v)
     with pytest.raises(ValueError, match="players: 4 is not allowed"):
-        solver2.solve(v, players=4)
+        solve_any(v, players=4)

@@ -9,7 +9,7 @@ follower's for every (hand, count) it can face, the second follower's for every
 winner and payout are judged from the rules (tests/reference.py's ranking and
 values), roll-offs are fair shares, the throw probabilities are counted from
 dice, settlement and the end of the game are restated below. Only the encodings
-of hands and keeps come from ``four21sim.dice``, with the documented order of
+of hands and keeps come from ``four21sim.rules.dice``, with the documented order of
 keeps (stop first, then more dice kept), which settles ties within 1e-12 and so
 decides the *other* players' values.
 
@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 from four21sim import Variant
-from four21sim.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
-from four21sim.solver3 import solve
+from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
+from four21sim.exact.solver3 import solve
 
 from reference import RANK_OF, is_combination, value_of
 

@@ -13,7 +13,7 @@ import math
 import pytest
 
 from four21sim import Variant, simulate
-from four21sim.solver3 import solve
+from four21sim.exact.solver3 import solve
 from test_engine_vs_reference import _check
 
 

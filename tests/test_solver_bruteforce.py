@@ -1,9 +1,9 @@
-"""An independent check of the exact 2-player solver (four21sim.solver).
+"""An independent check of the exact 2-player solver (four21sim.exact.two_player).
 
 Everything below the imports is written from docs/rules.md and docs/engine.md alone:
 its own hands, rankings, values, round outcomes, payouts and token moves, and a
 slow, plain-Python game-tree search. It does not use the solver's kernels or its
-round table; ``four21sim.dice.hand_index`` is used only to read the solver's
+round table; ``four21sim.rules.dice.hand_index`` is used only to read the solver's
 arrays, which are indexed by the package's hand numbers.
 
 The search, for one game state (pot, leader's tokens, follower's tokens):
@@ -50,9 +50,9 @@ from functools import lru_cache
 
 import pytest
 
-from four21sim import dice
-from four21sim.solver import solve
-from four21sim.variants import Variant
+from four21sim.rules import dice
+from four21sim.exact.two_player import solve
+from four21sim.rules.variants import Variant
 
 # ====================================================================== the rules
 # Hands are tuples of three dice sorted highest first: (4, 2, 1) is "421".

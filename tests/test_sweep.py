@@ -40,8 +40,9 @@ from hypothesis import strategies as st
 
 
 import reference as R
-from four21sim import Variant, dice, simulate
-from four21sim.atomic import temp_owner
+from four21sim import Variant, simulate
+from four21sim.rules import dice
+from four21sim._util.atomic import temp_owner
 from four21sim.policies import compile_policy
 from four21sim.sweep import main as sweep_main
 
@@ -624,7 +625,8 @@ def test_full_disk_mid_run_gives_one_line_and_exit_2(tmp_path, monkeypatch, caps
     # the parts already written stay whole, and a rerun finishes the study
     import errno
 
-    from four21sim import sweep, tasks
+    from four21sim import sweep
+    from four21sim.study import tasks
 
     real = tasks.write_part
     calls = {"n": 0}
@@ -665,7 +667,7 @@ def test_results_folder_without_parts_is_remade(tmp_path):
 
 
 def test_committed_study_files_parse_and_the_default_matches_the_embedded_one():
-    from four21sim.study import DEFAULT_STUDY, load_study
+    from four21sim.study.spec import DEFAULT_STUDY, load_study
     root = Path(__file__).resolve().parent.parent / "experiments"
     files = sorted(root.glob("*.toml"))
     assert {f.stem for f in files} >= {"default", "lebon_vs_exact", "montreal_vs_super421", "optimal_check"}

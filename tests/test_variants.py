@@ -1,4 +1,4 @@
-"""Tests of four21sim.variants: presets (docs/rules.md's table), overrides, TOML."""
+"""Tests of four21sim.rules.variants: presets (docs/rules.md's table), overrides, TOML."""
 
 import doctest
 import string
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from four21sim import variants
-from four21sim.variants import OPTIONS, PRESETS, Variant, get_preset, parse_overrides
+from four21sim.rules import variants
+from four21sim.rules.variants import OPTIONS, PRESETS, Variant, get_preset, parse_overrides
 
 # docs/rules.md's preset table, written out literally.
 EXPECTED_PRESETS = {

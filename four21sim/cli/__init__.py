@@ -1,7 +1,7 @@
 """The ``four21sim`` command: ``four21sim advise|solve|sweep|play ...``.
 
-Each subcommand is also a module of its own (``python -m four21sim.advise``, ...);
-``python -m four21sim`` is this dispatcher.
+``python -m four21sim`` is this dispatcher; ``python -m four21sim.sweep`` (the README's main
+command) runs ``four21sim sweep``.
 """
 
 from __future__ import annotations

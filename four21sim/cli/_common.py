@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ..variants import OPTIONS, PRESETS, Variant
+from ..rules.variants import OPTIONS, PRESETS, Variant
 
 
 class UserError(ValueError):

@@ -13,8 +13,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .. import odds
-from ..advice import ROLES, Advice, advise as _advise, format_advice
+from ..exact import odds
+from ..advice.advisor import ROLES, Advice, advise as _advise, format_advice
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim advise"
@@ -94,7 +94,7 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
             raise ValueError("--out: --chart needs --out FILE; allowed: a file name ending in .png or .pdf")
         if args.hand is not None:
             raise ValueError(f"hand: {args.hand!r} is not used with --chart; allowed: --chart VARIANT --out FILE")
-        from ..charts import write_cheat_sheet
+        from ..advice.charts import write_cheat_sheet
         return args, str(write_cheat_sheet(args.chart, args.out, overrides=args.overrides))
     if args.out:
         raise ValueError("--out: only used with --chart; allowed: --chart VARIANT --out FILE")

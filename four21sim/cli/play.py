@@ -15,9 +15,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from .. import dice
-from ..play import GameResult, Turn, parse_keep, play_game
-from ..variants import MAX_PLAYERS, MIN_PLAYERS
+from ..rules import dice
+from ..advice.play import GameResult, Turn, parse_keep, play_game
+from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim play"
@@ -97,7 +97,7 @@ class Terminal:
               f"paying: {', '.join(self.name(s) for s in d['losers'])}.")
 
     def advice(self, t: Turn) -> str:
-        from ..advice import advise
+        from ..advice.advisor import advise
         left = t.limit - t.made
         kwargs = dict(throws_left=left, variant=self.variant)
         if t.leading:

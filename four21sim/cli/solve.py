@@ -5,7 +5,7 @@ for the first round (or any ``--state``): for every hand and number of throws ma
 stop or which dice to keep, with the leader's probability of winning the game.
 ``--follower HAND,COUNT`` prints the follower's table against that leader instead.
 ``--players 3`` prints, per seat, P(pay) and the win share under the equilibrium
-found by :mod:`four21sim.solver3`, with its exploitability.
+found by :mod:`four21sim.exact.solver3`, with its exploitability.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .. import dice
-from ..leading import lead_summary, lead_summary3
-from ..solver import MAX_SOLVER_TOKENS, check_state, solve
-from ..solver3 import OBJECTIVES, check_players, format_summary
-from ..solver3 import solve as solve3
+from ..rules import dice
+from ..exact.leading import lead_summary, lead_summary3
+from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
+from ..exact.solver3 import OBJECTIVES, check_players, format_summary
+from ..exact.solver3 import solve as solve3
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim solve"
@@ -95,7 +95,7 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
                 raise ValueError(f"{name}: {given!r} is not allowed with --players 3; allowed: only with --players 2")
         sol3 = solve3(variant, 3, args.objective)
         out3 = {"json": args.json, "players3": True, **sol3.summary()}
-        if args.objective == "pay":  # the lead value is a difference of P(pay) (four21sim.leading)
+        if args.objective == "pay":  # the lead value is a difference of P(pay) (four21sim.exact.leading)
             out3["lead_value"] = lead_summary3(sol3)
         return out3
     T = variant.tokens

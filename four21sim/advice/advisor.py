@@ -1,0 +1,361 @@
+"""The advisor: which dice to keep, answering the round's question and, given the
+state of a 2-player game, the game's.
+
+Two questions, two exact answers:
+
+round answer
+    From :mod:`four21sim.exact.odds`: the keep that maximises the chance of what this
+    round is about. A follower: P(beat the worst hand on the table). A leader:
+    P(not losing the round to one follower who plays to beat it)
+    (:func:`four21sim.exact.odds.leader_round`), or a goal named with ``objective``.
+game answer
+    From the exact 2-player solver (:func:`four21sim.exact.two_player.solve`): the keep that
+    maximises P(winning the game) from the state ``(pot, mine, theirs)``, both
+    players playing optimally afterwards.
+
+They can differ because the game answer weighs the tokens at stake (the pot, one's
+own tokens and the opponent's), while the round answer only looks at this round.
+
+    >>> from four21sim.advice import advise
+    >>> a = advise("543", role="follower", beat="654", throws_left=1, state=(0, 3, 8))
+    >>> print(a.explanation)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rules import dice
+from ..exact import odds
+from ..rules.variants import Variant, get_preset
+
+__all__ = ["Advice", "advise", "game_keeps", "ROLES"]
+
+ROLES = ("leader", "follower")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The advisor's answer (see :func:`advise`).
+
+    Attributes
+    ----------
+    variant : Variant
+    role : {'leader', 'follower'}
+    hand : str
+        The hand held, highest die first.
+    throws_left : int
+        Throws still allowed.
+    throws_made : int
+        Throws made so far this round.
+    count : int
+        The round's throw count: the leader's limit for a leader, the leader's count
+        for a follower.
+    beat : list of str
+        The hands on the table (a follower), best first; the round answer plays
+        against the worst of them.
+    objective : str
+        The round answer's objective (``round``, ``beat``, ``reach``, ``421``, ``value``).
+    measure : str
+        What the round answer's numbers are, e.g. ``P(beat 611)``.
+    round : list of odds.Keep
+        Every keep with its exact round score, best first.
+    state : tuple or None
+        ``(pot, mine, theirs)`` for the game answer.
+    game : list of odds.Keep or None
+        Every keep with P(winning the game), best first (2 players, exact solver).
+    explanation : str
+        One line: which answer is which and, when they disagree, why.
+    """
+
+    variant: Variant
+    role: str
+    hand: str
+    throws_left: int
+    throws_made: int
+    count: int
+    beat: list
+    objective: str
+    target: str | None
+    measure: str
+    round: list
+    state: tuple | None = None
+    game: list | None = None
+    explanation: str = ""
+    followers: str = field(default="exact")
+
+    @property
+    def best_round(self) -> odds.Keep:
+        return self.round[0]
+
+    @property
+    def best_game(self) -> odds.Keep | None:
+        return self.game[0] if self.game else None
+
+    @property
+    def agree(self) -> bool | None:
+        """Whether the round and game answers keep the same dice (None without a game answer)."""
+        return None if self.game is None else self.best_round.index == self.best_game.index
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (the ``advise --json`` output)."""
+        def rows(keeps):
+            return [{"keep": k.keep, "kept": k.kept, "stop": k.stop, "value": float(k.value),
+                     "exact": str(k.value)} for k in keeps]
+
+        out = {"hand": self.hand, "role": self.role, "throws_left": self.throws_left,
+               "throws_made": self.throws_made, "count": self.count, "beat": list(self.beat),
+               "objective": self.objective, "target": self.target, "measure": self.measure,
+               "variant": self.variant.describe(), "ranking": self.variant.ranking,
+               "values": self.variant.values, "followers": self.followers,
+               "keeps": rows(self.round), "best": rows(self.round)[0]}
+        if self.game is not None:
+            pot, mine, theirs = self.state
+            g = [{"keep": k.keep, "kept": k.kept, "stop": k.stop, "p_win_game": float(k.value)} for k in self.game]
+            out["game"] = {"state": {"pot": pot, "mine": mine, "theirs": theirs,
+                                     "phase": "charge" if pot else "decharge"},
+                           "measure": "P(win the game)", "keeps": g, "best": g[0]}
+        else:
+            out["game"] = None
+        out["explanation"] = self.explanation
+        return out
+
+    def __repr__(self) -> str:
+        game = "" if self.game is None else f", game: {self.best_game.keep} ({100 * float(self.best_game.value):.2f}%)"
+        return (f"Advice({self.role} {self.hand}, {self.throws_left} throw(s) left, round: {self.best_round.keep} "
+                f"({self.measure} = {_fmt(self.best_round.value, self.objective)}){game})")
+
+
+def _fmt(value, objective: str) -> str:
+    return f"{float(value):.4f}" if objective == "value" else f"{100 * float(value):.2f}%"
+
+
+def _measure(objective: str, target: str | None) -> str:
+    return {"round": "P(not losing the round)", "421": "P(421)", "value": "E[value]",
+            "beat": f"P(beat {target})", "reach": f"P(reach {target})"}[objective]
+
+
+def _check_state(variant: Variant, state) -> tuple[int, int, int]:
+    from ..exact.two_player import MAX_SOLVER_TOKENS, check_state
+    try:
+        pot, mine, theirs = (int(x) for x in state)
+    except (TypeError, ValueError):
+        raise ValueError(f"state: {state!r} is not allowed; allowed: three integers POT,MINE,THEIRS adding up "
+                         f"to tokens={variant.tokens}") from None
+    if variant.tokens > MAX_SOLVER_TOKENS:
+        raise ValueError(f"tokens: {variant.tokens} is too many for the exact solver; "
+                         f"allowed: 1 to {MAX_SOLVER_TOKENS}")
+    check_state(variant, pot, mine, theirs, 0)
+    return pot, mine, theirs
+
+
+def _ranked(h: int, options: dict) -> list[odds.Keep]:
+    """Keeps best first; values within the solver's tie tolerance keep HAND_KEEPS order."""
+    from ..exact.two_player import KEEP_TIE
+    order = [int(k) for k in dice.HAND_KEEPS[h, :dice.N_HAND_KEEPS[h]] if int(k) in options]
+    top = max(options.values())
+    best = next(k for k in order if options[k] >= top - KEEP_TIE)
+    rest = sorted((k for k in order if k != best), key=lambda k: (-options[k], order.index(k)))
+    return [odds.Keep(dice.keep_label(h, k), float(options[k]),
+                      dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
+                      k == dice.FULL_KEEP + h, int(k)) for k in [best, *rest]]
+
+
+def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leader_hand=None,
+               count: int | None = None) -> list[odds.Keep]:
+    """Every keep with P(winning the game), exact, 2 players, best first.
+
+    Parameters
+    ----------
+    variant : Variant
+    role : {'leader', 'follower'}
+    hand : str
+        The hand held.
+    throws_left : int
+        Throws still allowed this round.
+    state : (pot, mine, theirs)
+        Tokens in the pot, held by the player advised and by the opponent.
+    leader_hand : str, optional
+        A follower: the hand the leader stopped on.
+    count : int, optional
+        A follower: the leader's number of throws.
+    """
+    from ..exact import two_player
+    pot, mine, theirs = _check_state(variant, state)
+    h = odds._as_hand(hand, "hand")
+    L = variant.charge_throws if pot else variant.decharge_throws
+    sol = two_player.solve(variant)
+    if role == "leader":
+        made = L - throws_left
+        if made < 1:
+            raise ValueError(f"throws_left: {throws_left} is not allowed for a leader with a limit of {L} "
+                             f"throws; allowed: 0 to {L - 1}")
+        return _ranked(h, two_player.leader_keep_values(sol, pot, mine, theirs, h, made))
+    if role != "follower":
+        raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
+    hl = odds._as_hand(leader_hand, "beat")
+    c = L if count is None else count
+    if not 1 <= c <= L:
+        raise ValueError(f"count: {c!r} is not allowed; allowed: 1 to {L} (the leader's throws this round)")
+    made = c - throws_left
+    if made < 1:
+        raise ValueError(f"throws_left: {throws_left} is not allowed behind a leader who threw {c} time(s); "
+                         f"allowed: 0 to {c - 1}")
+    return _ranked(h, two_player.follower_keep_values(sol, pot, mine, theirs, hl, c, h, made))
+
+
+def _explain(role: str, measure: str, best_round: odds.Keep, game: list | None, state) -> str:
+    def what(k):
+        return "stop" if k.stop else f"keep {k.keep}"
+
+    if game is None:
+        return (f"Round answer only: {what(best_round)} maximises {measure} this round; give the game state "
+                "(2 players) for the game answer, P(winning the game).")
+    pot, mine, theirs = state
+    if game[0].index == best_round.index:
+        return (f"Both answers say {what(best_round)}: it maximises {measure} this round and "
+                f"P(winning the game) from pot {pot}, you {mine}, the opponent {theirs}.")
+    return (f"They differ: the game answer ({what(game[0])}) weighs the tokens at stake (pot {pot}, your {mine}, "
+            f"the opponent's {theirs}), while the round answer ({what(best_round)}) only maximises {measure}.")
+
+
+def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = None, reach=None,
+           objective: str | None = None, throws_left: int | None = None, count: int | None = None,
+           phase: str | None = None, state=None, variant: Variant | str = "super421",
+           exact: bool = True) -> Advice:
+    """Which dice to keep: the round answer, and the game answer when ``state`` is given.
+
+    Parameters
+    ----------
+    hand : str
+        The three dice held, any order: ``"631"``.
+    role : {'leader', 'follower'}, optional
+        Default: follower when ``beat`` is given, else leader.
+    beat : str or list of str, optional
+        A follower: the hand(s) on the table; the round answer plays against the worst.
+    reach : str, optional
+        Play to reach this hand or better (the round answer's objective ``reach``).
+    objective : {'round', 'beat', 'reach', '421', 'value'}, optional
+        The round answer's objective; default ``beat`` for a follower with ``beat``,
+        ``round`` for a leader (P(not losing the round to one follower)), else ``421``.
+    throws_left : int, optional
+        Throws still allowed (default: all but the first: ``count - 1``).
+    count : int, optional
+        A follower: the leader's number of throws (default: the phase's limit).
+    phase : {'charge', 'decharge'}, optional
+        Whose throw limit applies (default: from ``state``, else charge).
+    state : (pot, mine, theirs), optional
+        2 players: tokens in the pot, yours and the opponent's; adds the game answer.
+    variant : Variant or str
+    exact : bool
+        Round scores as fractions (True) or floats.
+
+    Returns
+    -------
+    Advice
+    """
+    v = get_preset(variant) if isinstance(variant, str) else variant
+    if not isinstance(v, Variant):
+        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
+    h = odds._as_hand(hand, "hand")
+    targets = [beat] if isinstance(beat, str) else list(beat or [])
+    target_idx = [odds._as_hand(t, "beat") for t in targets]
+    role = role or ("follower" if targets or objective == "beat" else "leader")
+    if role not in ROLES:
+        raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
+    if role == "leader" and targets:
+        raise ValueError("beat: a leader has no hand to beat; allowed: role follower with beat")
+    if state is not None:
+        state = _check_state(v, state)
+        implied = "charge" if state[0] else "decharge"
+        if phase is not None and phase != implied:
+            raise ValueError(f"phase: {phase!r} does not match the state (pot {state[0]}: {implied}); "
+                             f"allowed: {implied}")
+        phase = implied
+    phase = phase or "charge"
+    if phase not in ("charge", "decharge"):
+        raise ValueError(f"phase: {phase!r} is not allowed; allowed: charge, decharge")
+    L = v.throws(phase)
+    if count is not None and role == "leader":
+        raise ValueError("count: the leader's count is for a follower; a leader's limit comes from the phase")
+    c = L if count is None else count
+    if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= L:
+        raise ValueError(f"count: {c!r} is not allowed; allowed: 1 to {L} (the {phase} throw limit)")
+    if throws_left is None:
+        throws_left = c - 1
+    if isinstance(throws_left, bool) or not isinstance(throws_left, (int, np.integer)) \
+            or not 0 <= throws_left <= c - 1:
+        raise ValueError(f"throws_left: {throws_left!r} is not allowed; allowed: 0 to {c - 1} "
+                         f"({'the leader threw' if role == 'follower' else 'a limit of'} {c} time(s))")
+    rank = dice.RANK[v.ranking_index]
+    worst = max(target_idx, key=lambda t: rank[t]) if target_idx else None
+    worst_name = dice.hand_name(worst) if worst is not None else None
+    if role == "leader":
+        obj, tgt = odds.choose_objective(objective, None, reach, "leader")
+        rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact, throws=c,
+                                followers=v.followers if obj == "round" else "at_most")
+    else:
+        if objective == "round":
+            raise ValueError("objective: 'round' is a leader's objective; a follower's is beat")
+        obj, tgt = odds.choose_objective(objective, worst_name, reach, "follower")
+        rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact)
+    tgt_name = dice.hand_name(odds._as_hand(tgt, "target")) if tgt is not None else None
+    measure = _measure(obj, tgt_name)
+    game = None
+    if state is not None:
+        if role == "follower" and len(target_idx) != 1:
+            raise ValueError("state: a follower's game answer is for 2 players; allowed: exactly one hand to beat "
+                             f"(the leader's), got {len(target_idx)}")
+        game = game_keeps(v, role, dice.hand_name(h), throws_left, state, worst_name, c if role == "follower" else None)
+    return Advice(v, role, dice.hand_name(h), int(throws_left), int(c - throws_left), int(c),
+                  [dice.hand_name(t) for t in sorted(target_idx, key=lambda t: rank[t])], obj, tgt_name, measure,
+                  rows, state, game, _explain(role, measure, rows[0], game, state),
+                  v.followers)
+
+
+def format_advice(adv: Advice, show_exact: bool = False) -> str:
+    """The advice as the command line prints it."""
+    v = adv.variant
+    who = (f"leader ({adv.throws_made} of up to {adv.count} throws made)" if adv.role == "leader" else
+           f"follower behind {', '.join(adv.beat) or 'nobody yet'} ({adv.throws_made} of {adv.count} throws made, "
+           f"{v.followers} followers)")
+    lines = [f"Hand {adv.hand}, {adv.throws_left} throw(s) left, {who}, under {v.describe()}", ""]
+    round_q = {"round": "not losing this round to one follower who plays to beat you (a tie counts half)",
+               "beat": f"ending strictly above {adv.target}", "reach": f"ending at {adv.target} or above",
+               "421": "ending with 421", "value": "the expected value of your hand (tokens)"}[adv.objective]
+    lines.append(f"Round answer: {adv.measure}, the exact chance of {round_q}."
+                 if adv.objective != "value" else f"Round answer: {adv.measure}, {round_q}.")
+    ignored = [what for what, on in (("equal hands split by throw count", v.fewer_throws_wins),
+                                     ("the nénette rescue", v.nenette_rescue)) if on]
+    if ignored and adv.objective in ("round", "beat", "reach"):
+        lines.append(f"  (the round answer ranks hands by the ranking alone: it leaves out {' and '.join(ignored)}; "
+                     "the game answer does not)")
+    if adv.game is not None:
+        pot, mine, theirs = adv.state
+        lines.append(f"Game answer:  P(win the game) from pot {pot}, you {mine}, the opponent {theirs} "
+                     "(2 players, both optimal afterwards; exact solver).")
+    lines.append("")
+    w = max(8, len(adv.measure))
+    game = {k.index: k.value for k in adv.game} if adv.game is not None else None
+    head = f"  {'keep':<8} {adv.measure:>{w}}" + (f"  {'P(win game)':>11}" if game else "") + \
+        ("   exact" if show_exact else "")
+    lines.append(head)
+    for k in adv.round:
+        line = f"  {k.keep:<8} {_fmt(k.value, adv.objective):>{w}}"
+        if game:
+            line += f"  {100 * game[k.index]:>10.2f}%"
+        if show_exact:
+            line += f"   {k.value}"
+        lines.append(line)
+    best = adv.best_round
+    lines += ["", f"Best play: {'stop' if best.stop else 'keep ' + best.keep}  ->  {adv.measure} = "
+                  f"{_fmt(best.value, adv.objective)}"]
+    if adv.game is not None:
+        g = adv.best_game
+        lines.append(f"Best play for the game: {'stop' if g.stop else 'keep ' + g.keep}  ->  P(win the game) = "
+                     f"{100 * g.value:.2f}%")
+    lines.append(adv.explanation)
+    return "\n".join(lines)

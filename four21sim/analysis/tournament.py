@@ -1,0 +1,173 @@
+"""Policy tournaments with common random numbers, and a best-response stand-in for 3+ players.
+
+``tournament`` plays every ordered pair of policies (A, B): A in one seat and B in
+all the others, A taking each seat in turn, every line-up on the same games (the
+same seed and game indices, hence the same dice streams as far as the decisions
+agree). A's score is its win share averaged over the seats; its interval comes
+from the per-game average over the line-ups, so the correlation the common
+random numbers create is accounted for, not ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..policies import Policy, compile_policy, median_hand, resolve_policies, table_policy
+from ..policies.heuristics import threshold_leader
+from ..rules import dice
+from ..engine.simulation import SHARE_UNIT, simulate, win_units
+from ..engine.stats import Z95
+from ..rules.variants import Variant, get_preset
+
+__all__ = ["tournament", "head_to_head", "best_response_threshold", "threshold_policy"]
+
+_CHUNK = 250_000
+
+
+def _check_games(games) -> None:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games: {games!r} is not allowed; allowed: an integer >= 1")
+
+
+def _shares(records: pd.DataFrame, seat: int) -> np.ndarray:
+    """Seat's win share per game (1/k when k players share the win)."""
+    return win_units(records["win_mask"].to_numpy(), seat) / SHARE_UNIT
+
+
+def head_to_head(variant: Variant, a, b, players: int = 2, games: int = 100_000, seed: int = 0,
+                 first_game: int = 0) -> dict:
+    """Policy ``a`` in one seat against ``b`` in the others, ``a`` taking every seat on the same games.
+
+    Returns a dict with A's mean win share (``score``), its 95% interval, the
+    share of a seat under equal play (``fair`` = 1/players) and A's share by seat.
+    """
+    _check_games(games)
+    total = total_sq = 0.0
+    by_seat = np.zeros(players)
+    done = 0
+    while done < games:
+        n = min(_CHUNK, games - done)
+        per_game = np.zeros(n)
+        for s in range(players):
+            lineup = [b] * players
+            lineup[s] = a
+            res = simulate(variant, players, lineup, games=n, seed=seed, first_game=first_game + done,
+                           records=True)
+            sh = _shares(res.records, s)
+            per_game += sh
+            by_seat[s] += sh.sum()
+        per_game /= players
+        total += per_game.sum()
+        total_sq += (per_game ** 2).sum()
+        done += n
+    mean = total / games
+    var = max(total_sq / games - mean * mean, 0.0)
+    half = Z95 * math.sqrt(var / games) if games > 1 else math.nan
+    return {"score": mean, "ci_low": mean - half, "ci_high": mean + half, "fair": 1 / players,
+            "by_seat": by_seat / games}
+
+
+def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", "greedy", "table-aware",
+                                                             "random"),
+               players: int = 2, games: int = 100_000, seed: int = 0) -> pd.DataFrame:
+    """Every ordered pair of policies, seats rotated on common random numbers.
+
+    Parameters
+    ----------
+    variant : Variant or str
+    policies : sequence of names or Policy objects
+        Add ``"optimal"`` for 2 players.
+    players : int
+        A plays one seat, B every other seat; A takes each seat in turn.
+    games : int
+        Games per line-up.
+    seed : int
+
+    Returns
+    -------
+    DataFrame
+        One row per ordered pair: ``policy_a, policy_b, players, games, score``
+        (A's mean win share), ``ci_low, ci_high`` (95%), ``fair`` (1/players),
+        ``edge`` (score - fair), ``score_seat0`` (A's share when leading first) and
+        ``mirror``: with 2 players, (B, A) plays exactly the games of (A, B) with the
+        roles swapped (its score is one minus A's), so the second of each such pair is
+        marked and must not be counted again in any test or tally.
+    """
+    if isinstance(variant, str):
+        variant = get_preset(variant)
+    _check_games(games)
+    policies = list(policies)
+    if len(policies) < 2:
+        raise ValueError("policies: a tournament needs at least 2 policies")
+    names = [p.name if isinstance(p, Policy) else str(p) for p in policies]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"policies: {name!r} is given twice; allowed: distinct policies (a policy never "
+                             "meets itself in a tournament)")
+    pols = {n: resolve_policies(variant, players, [p] * players)[0] for n, p in zip(names, policies)}
+    rows = []
+    for ia, na in enumerate(names):
+        for ib, nb in enumerate(names):
+            if na == nb:
+                continue
+            r = head_to_head(variant, pols[na], pols[nb], players, games, seed)
+            rows.append(dict(policy_a=na, policy_b=nb, players=players, games=games, score=r["score"],
+                             ci_low=r["ci_low"], ci_high=r["ci_high"], fair=r["fair"],
+                             edge=r["score"] - r["fair"], score_seat0=r["by_seat"][0],
+                             mirror=players == 2 and ib < ia))
+    return pd.DataFrame(rows)
+
+
+def threshold_policy(variant: Variant, threshold: int) -> Policy:
+    """``table-aware`` with its leader's stopping threshold set to hand index ``threshold``."""
+    base = compile_policy("table-aware", variant)
+    lead = base.lead.copy()
+    lead[0] = threshold_leader(variant, threshold)
+    return table_policy(f"table-aware@{dice.hand_name(threshold)}", variant, lead, base.foll, 0, None,
+                        {"threshold": dice.hand_name(threshold)})
+
+
+def best_response_threshold(variant: Variant | str, players: int = 4, games: int = 50_000, seed: int = 0,
+                            candidates: int = 40, rounds: int = 3) -> pd.DataFrame:
+    """Iterated best response over the ``table-aware`` leader threshold, for any player count.
+
+    Exact optimal play is not defined for 3 or more players (the game is not
+    zero-sum between two sides). This is the measurable stand-in: start with
+    every seat on ``table-aware``; in each round, try the ``candidates`` best
+    hands as the leader's stopping threshold for one player (rotating over the
+    seats, common random numbers), keep the one with the best win share, and
+    give it to everyone. It stops early when the threshold no longer changes.
+
+    What it guarantees: within the one-parameter family and up to sampling
+    noise, no single player gains by changing its own threshold at the end (an
+    approximate symmetric equilibrium of the threshold game). What it does not:
+    optimality over all policies, or over thresholds outside the candidates.
+
+    Returns a frame, one row per (round, candidate): threshold hand, score and interval.
+    """
+    if isinstance(variant, str):
+        variant = get_preset(variant)
+    order = [int(h) for h in dice.ORDER[variant.ranking_index][:candidates]]
+    current = threshold_policy(variant, median_hand(variant.ranking))
+    rows = []
+    for it in range(rounds):
+        best = None
+        for h in order:
+            cand = threshold_policy(variant, h)
+            r = head_to_head(variant, cand, current, players, games, seed + it)
+            rows.append(dict(round=it, threshold=dice.hand_name(h), score=r["score"], ci_low=r["ci_low"],
+                             ci_high=r["ci_high"], opponents=current.info["threshold"]))
+            if best is None or r["score"] > best[0]:
+                best = (r["score"], cand)
+        changed = best[1].info["threshold"] != current.info["threshold"]
+        current = best[1]
+        if not changed:
+            break
+    df = pd.DataFrame(rows)
+    df.attrs["final_threshold"] = current.info["threshold"]
+    return df
+

@@ -1,0 +1,410 @@
+"""numba kernels of the game engine: a turn, a round, a game, blocks of games.
+
+The contract these kernels implement, draw for draw, is docs/engine.md; each step
+function below is named after its numbered step there. The rules themselves
+(order of the hands, payout, settlement, going out, end, next leader) are the
+rules kernel's (:mod:`four21sim.rules.kernel`); the random stream is
+:mod:`four21sim.engine._stream`; the counters a game adds into are declared in
+:mod:`four21sim.engine.layout`. The plain-Python twin in tests/reference.py implements
+the same contract independently. Public entry points validate their inputs in
+:mod:`four21sim.engine.simulation`; nothing here checks anything.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import layout as Y
+from ..rules import kernel as R
+from ..rules import dice
+from .._util.jit import JIT, PARALLEL_JIT, ix, njit, prange
+from ..policies.contexts import CTX_ROUND, CTX_TOKENS, round_state_index
+from ._stream import draw_small, fill_dice, game_key, kernel_table, mix64, rethrow, signed_tables, start_game, throw3  # noqa: F401
+
+# Bump when a change alters the games played from a seed (stream, draw order, rules):
+# result directories made under another contract are then refused, never mixed.
+ENGINE_CONTRACT = 1
+
+_U = np.uint64
+_CATEGORY = kernel_table(dice.CATEGORY)
+_HAND_KEEPS = kernel_table(dice.HAND_KEEPS)
+_N_HAND_KEEPS = kernel_table(dice.N_HAND_KEEPS)
+_FULL = dice.FULL_KEEP
+_NH = dice.N_HANDS
+
+# pk[p]: what the kernel knows of policy p (filled by simulation.pack_policies)
+K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
+N_PK = 4
+KIND_TABLE, KIND_RANDOM = 0, 1
+LEAD_SLOTS = 2  # lead[ctx, throws_left - 1, hand], throws_left = 1..2
+# The follower tables keep only the (count, made) pairs that occur (made < count), in this
+# order: pair (count, made) is slot count + made - 3.
+FOLL_PAIRS = ((2, 1), (3, 1), (3, 2))
+FOLL_SLOTS = len(FOLL_PAIRS)
+
+# Rows of a block's scratch arrays: per-seat state of a game, per-player state of a round.
+# Seats, hands and throws sit in unsigned bytes (wb): read back from there they are known
+# to be non-negative and index other arrays without numba's negative-index check.
+W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN, W_PLAYED_CHARGE, W_PLAYED_DECHARGE = range(9)
+N_W = 9
+B_ORDER, B_HAND, B_THROWS, B_TIED = range(4)
+N_B = 4
+
+
+@njit(**JIT)
+def _compiled_tables():
+    return (_CATEGORY.copy(), _HAND_KEEPS.copy(), _N_HAND_KEEPS.copy(), np.array([_FULL]), np.array([_NH]),)
+
+
+def compiled_tables() -> dict:
+    """The tables as compiled into these kernels (see :func:`four21sim.engine._stream.compiled_tables`)."""
+    return dict(zip(('CATEGORY', 'HAND_KEEPS', 'N_HAND_KEEPS', 'FULL_KEEP', 'N_HANDS'),
+                    signed_tables(_compiled_tables())))
+
+
+# ------------------------------------------------------------- decisions (engine.md "Decisions")
+@njit(inline="always", **JIT)
+def context(pk, p, pot, tok, order, m, j, hands, throws, tokens, ftw):
+    """The decision context of policy p for the j-th player of the round (0: the leader).
+
+    CTX_ROUND (docs/engine.md): rows 0..tokens for two players in play (the leader's
+    tokens), then per 3-player state a block of ``1 + 56*F`` rows (F = 3 with
+    fewer_throws_wins, else 1): the leader and the first follower read its first row,
+    the second follower the row of the first follower's hand (and throws).
+    """
+    mode = pk[p, K_CTX]
+    if mode == CTX_TOKENS:
+        return pot * (tokens + 1) + tok[order[j]]
+    if mode == CTX_ROUND:
+        if m == 2:
+            return tok[order[0]]
+        f = 3 if ftw else 1
+        ctx = tokens + 1 + round_state_index(pot, tok[order[0]], tok[order[1]], tokens) * (1 + _NH * f)
+        if j == 2:
+            ctx += 1 + hands[1] * f + (throws[1] - 1 if ftw else 0)
+        return ctx
+    return 0
+
+
+@njit(inline="always", **JIT)
+def random_keep(h, may_stop, rs, ri):
+    """The random policy: a uniform draw among the keeps of HAND_KEEPS[h] (stop, the first,
+    left out when not allowed)."""
+    if may_stop:
+        return _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
+    return _HAND_KEEPS[h, 1 + draw_small(rs, ri, _N_HAND_KEEPS[h] - 1)]
+
+
+@njit(inline="always", **JIT)
+def decide(pk, lead, foll, p, leading, ctx, target, limit, made, h, may_stop, rs, ri):
+    """The keep policy p chooses for hand h after ``made`` of ``limit`` throws."""
+    if pk[p, K_KIND] == KIND_RANDOM:
+        return random_keep(h, may_stop, rs, ri)
+    if leading:
+        return lead[ix(pk[p, K_LEAD_OFF] + (ctx * LEAD_SLOTS + (limit - made - 1)) * _NH + h)]
+    return foll[ix(pk[p, K_FOLL_OFF] + ((ctx * _NH + target) * FOLL_SLOTS + (limit + made - 3)) * _NH + h)]
+
+
+# ------------------------------------------------------------- steps 2-3: a turn
+@njit(inline="always", **JIT)
+def turn(pk, lead, foll, p, leading, ctx, target, limit, may_stop, rs, ri):
+    """One player's turn: throw three dice, then keep and re-throw while allowed and wanted.
+
+    The leader plays up to the phase's limit and may stop; a follower plays up to the
+    round's count and may stop only under ``at_most``. Returns ``(hand, throws)``.
+    """
+    h = throw3(rs, ri)
+    made = 1
+    while made < limit:
+        k = decide(pk, lead, foll, p, leading, ctx, target, limit, made, h, may_stop, rs, ri)
+        if k == _FULL + h:
+            break
+        h = rethrow(k, rs, ri)
+        made += 1
+    return h, made
+
+
+# ------------------------------------------------------------- steps 5-6: judging
+@njit(inline="always", **JIT)
+def roll_off(tied, nt, worst, rank, roll, rs, ri):
+    """Players ``tied[:nt]`` throw once each, in order; those with the worst (or best) rank
+    stay tied; repeat. Returns the one left."""
+    sign = 1 if worst else -1
+    while nt > 1:
+        best = -(1 << 30)
+        for i in range(nt):
+            rk = sign * rank[throw3(rs, ri)]
+            roll[tied[i]] = rk
+            if rk > best:
+                best = rk
+        nn = 0
+        for i in range(nt):
+            if roll[tied[i]] == best:
+                tied[nn] = tied[i]
+                nn += 1
+        nt = nn
+    return tied[0]
+
+
+@njit(inline="always", **JIT)
+def judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri):
+    """The round's loser, then its winner among the others (indices into the round)."""
+    # Two passes, extremes then who holds them: tracking the index in the first pass made
+    # LLVM turn one of its selects into a branch (x86 cmov conversion), mispredicted in
+    # about half the rounds (classic 2p ran ~8% slower).
+    top = -(1 << 30)
+    low = 1 << 30
+    for j in range(m):
+        k = R.order_key(hands[j], throws[j], rescue, rank, prm)
+        keys[j] = k
+        top = max(top, k)
+        low = min(low, k)
+    ntop = 0
+    nlow = 0
+    jl = 0
+    jw = 0
+    for j in range(m):
+        k = keys[j]
+        if k == top:
+            ntop += 1
+            jl = j
+        if k == low:
+            nlow += 1
+            jw = j
+    if ntop == 1 and nlow == 1 and top != low:
+        return jl, jw
+    nt = R.extreme_keys(keys, m, True, -1, tied)
+    jl = roll_off(tied, nt, True, rank, roll, rs, ri)
+    nt = R.extreme_keys(keys, m, False, jl, tied)
+    jw = roll_off(tied, nt, False, rank, roll, rs, ri)
+    return jl, jw
+
+
+# ------------------------------------------------------------- a game
+@njit(inline="always", **JIT)
+def tally_round(c, off, hands, jw, jl, count, swing, rescue):
+    """Counters of one round."""
+    c[ix(off[Y.S_SWING_ROUND] + (swing if swing < Y.SWING_BINS else Y.SWING_BINS - 1))] += 1
+    c[ix(off[Y.S_CAT_WINNER] + _CATEGORY[hands[jw]])] += 1
+    c[ix(off[Y.S_CAT_LOSER] + _CATEGORY[hands[jl]])] += 1
+    c[ix(off[Y.S_COUNT] + count - 1)] += 1
+    c[ix(off[Y.S_ROUNDS_PLAYED])] += 1
+    if rescue:
+        c[ix(off[Y.S_RESCUES])] += 1
+
+
+@njit(inline="always", **JIT)
+def tally_position(c, off, n, phase, m, jl, jw, played):
+    """Who lost and who won the round, by place after the leader (0 = the leader).
+
+    The rounds each place played are counted by the number in play (``played[phase, m - 1]``)
+    and spread over the places once per block (:func:`flush_positions`): one increment
+    a round instead of m (measured: 10% of the engine's time in classic).
+    """
+    base = off[Y.S_POSITION] + phase * n * 3
+    played[ix(phase), ix(m - 1)] += 1
+    c[ix(base + jl * 3 + 1)] += 1
+    c[ix(base + jw * 3 + 2)] += 1
+
+
+@njit(inline="always", **JIT)
+def flush_positions(c, off, n, played):
+    """Add the rounds counted by ``tally_position`` to every place that played them; reset."""
+    for phase in range(2):
+        base = off[Y.S_POSITION] + phase * n * 3
+        for k in range(n):
+            rounds = played[phase, k]
+            for j in range(k + 1):  # with k + 1 in play, places 0..k played
+                c[ix(base + j * 3)] += rounds
+            played[phase, k] = 0
+
+
+@njit(inline="always", **JIT)
+def tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken):
+    """Counters of one finished game for the paying seat: per-game products of shares,
+    the round-1 loser's outcome, the tokens each player took."""
+    uw = Y.SHARE_UNIT // max(nwin, 1)
+    ul = Y.SHARE_UNIT // max(nlose, 1)
+    for s in range(n):
+        c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
+        for t in range(n):
+            if (win_mask >> s) & 1 and (win_mask >> t) & 1:
+                c[ix(off[Y.S_WIN_PAIRS] + s * n + t)] += uw * uw
+            if (lose_mask >> s) & 1 and (lose_mask >> t) & 1:
+                c[ix(off[Y.S_LOSE_PAIRS] + s * n + t)] += ul * ul
+    u = uw if (win_mask >> r1_loser) & 1 else 0
+    c[ix(off[Y.S_ROUND1_LOSER])] += u
+    c[ix(off[Y.S_ROUND1_LOSER] + 1)] += u * u
+    u = ul if (lose_mask >> r1_loser) & 1 else 0
+    c[ix(off[Y.S_ROUND1_LOSER] + 2)] += u
+    c[ix(off[Y.S_ROUND1_LOSER] + 3)] += u * u
+
+
+@njit(inline="always", **JIT)
+def _bin(x, nbins):
+    return x if x < nbins else nbins - 1
+
+
+@njit(inline="always", **JIT)
+def tally_game(c, off, n, tokens, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing):
+    """Counters of one finished game (docs/engine.md "Results of a game")."""
+    for s in range(n):
+        if (win_mask >> s) & 1:
+            c[ix(off[Y.S_WIN] + s * Y.SHARERS + nwin)] += 1
+        if (lose_mask >> s) & 1:
+            c[ix(off[Y.S_LOSE] + s * Y.SHARERS + nlose)] += 1
+        c[ix(off[Y.S_PLACE] + s * n + place[s])] += 1
+        c[ix(off[Y.S_TOKENS_END_CHARGE] + s * (tokens + 1) + tokc[s])] += 1
+    rt = rounds_c + rounds_d
+    c[ix(off[Y.S_SUM_ROUNDS_CHARGE])] += rounds_c
+    c[ix(off[Y.S_SUM_ROUNDS_DECHARGE])] += rounds_d
+    c[ix(off[Y.S_SUM_ROUNDS])] += rt
+    c[ix(off[Y.S_SUM_ROUNDS_SQ])] += rt * rt
+    c[ix(off[Y.S_SUM_SWING])] += gswing
+    c[ix(off[Y.S_SUM_SWING_SQ])] += gswing * gswing
+    if rounds_d == 0:
+        c[ix(off[Y.S_DECIDED_IN_CHARGE])] += 1
+    c[ix(off[Y.S_ROUNDS_CHARGE] + _bin(rounds_c, Y.ROUND_BINS))] += 1
+    c[ix(off[Y.S_ROUNDS_DECHARGE] + _bin(rounds_d, Y.ROUND_BINS))] += 1
+    c[ix(off[Y.S_ROUNDS] + _bin(rt, Y.ROUND_BINS))] += 1
+    c[ix(off[Y.S_SWING_GAME] + _bin(gswing, Y.GAME_SWING_BINS))] += 1
+
+
+# _nrt=False: no reference counting in the game loop. The step functions are inlined
+# into it, and each array handed to one would otherwise cost an atomic increment and
+# decrement per call (measured: 40% of the engine's time). Nothing here allocates.
+@njit(_nrt=False, **JIT)
+def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
+               ws, wb, rs, ri, c, off, rec):
+    """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
+    vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
+    ``i`` of ``rec``.
+
+    ``prm`` (the variant) and ``off`` (the counter offsets) are tuples: passed by value, the
+    compiler can keep them in registers across stores into ``c`` (an array would have to
+    be read again after every store, which it might alias).
+    """
+    tok, out, place, tokc, keys, roll = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_KEY], ws[W_ROLL]
+    order, hands, throws, tied = wb[B_ORDER], wb[B_HAND], wb[B_THROWS], wb[B_TIED]
+    taken = ws[W_TAKEN]
+    played = ws[W_PLAYED_CHARGE:W_PLAYED_DECHARGE + 1]
+    T = prm[R.P_TOKENS]
+    may_stop_follower = prm[R.P_EXACT] == 0
+    ftw = prm[R.P_FTW] == 1
+    max_rounds = prm[R.P_MAX_ROUNDS]
+    for i in range(lo, hi):
+        start_game(rs, ri, seedmix, first_game + i)
+        for s in range(n):
+            tok[s] = 0
+            out[s] = 0
+            place[s] = -1
+            tokc[s] = 0
+            taken[s] = 0
+        r1_loser = -1
+        pot = T
+        leader = 0
+        nout = 0
+        rounds_c = 0
+        rounds_d = 0
+        gswing = 0
+        hev = _U(0)
+        runaway = False
+        while True:
+            if rounds_c + rounds_d >= max_rounds:
+                runaway = True
+                break
+            phase = R.phase_of(pot)
+            m = R.playing_order(leader, out, n, order)
+            # steps 2-3: the leader sets the count, the followers play to it in turn,
+            # each seeing the worst hand so far (its 'target')
+            p = seat_pol[leader]
+            ctx = context(pk, p, pot, tok, order, m, 0, hands, throws, T, ftw)
+            h, count = turn(pk, lead, foll, p, True, ctx, 0, R.throw_limit(phase, prm), True, rs, ri)
+            hands[0] = h
+            throws[0] = count
+            worst = h
+            for j in range(1, m):
+                s = order[j]
+                p = seat_pol[s]
+                # a CTX_ROUND policy sees the leader's hand as its target, the rest in its context
+                target = hands[0] if pk[p, K_CTX] == CTX_ROUND else worst
+                ctx = context(pk, p, pot, tok, order, m, j, hands, throws, T, ftw)
+                h, made = turn(pk, lead, foll, p, False, ctx, target, count, may_stop_follower, rs, ri)
+                hands[j] = h
+                throws[j] = made
+                if rank[h] > rank[worst]:
+                    worst = h
+            # steps 4-8: order, loser and winner, payout, tokens
+            rescue = R.is_rescue(hands, m, prm)
+            jl, jw = judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri)
+            loser = order[jl]
+            winner = order[jw]
+            pay = R.payout(hands, m, jw, jl, rescue, phase, value, prm)
+            swing, pot = R.settle(phase, pot, tok, winner, loser, pay)
+            gswing += swing
+            tally_round(c, off, hands, jw, jl, count, swing, rescue)
+            tally_position(c, off, n, phase, m, jl, jw, played)
+            taken[loser] += swing
+            if r1_loser < 0:
+                r1_loser = loser
+            if record:
+                hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
+            # steps 9-11: going out, the end, the next leader
+            if phase == R.CHARGE:
+                rounds_c += 1
+                if pot == 0:
+                    for s in range(n):
+                        tokc[s] = tok[s]
+            else:
+                rounds_d += 1
+            nout = R.go_out(phase, pot, tok, out, place, nout, winner, n)
+            if R.game_over(n, nout, prm):
+                break
+            leader = R.next_leader(leader, loser, winner, out, n, prm)
+        c[ix(off[Y.S_GAMES])] += 1
+        c[ix(off[Y.S_DRAWS])] += ri[1]
+        if runaway:
+            c[ix(off[Y.S_RUNAWAYS])] += 1
+        else:
+            for s in range(n):
+                if out[s] == 0:
+                    place[s] = nout  # those still in come after all who went out
+            win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
+            nwin, nlose = R.sharers(n, win_mask), R.sharers(n, lose_mask)
+            tally_game(c, off, n, T, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing)
+            tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken)
+            if record:
+                rec[i, Y.R_WIN_MASK] = win_mask
+                rec[i, Y.R_LOSE_MASK] = lose_mask
+        if record:
+            rec[i, Y.R_ROUNDS_CHARGE] = rounds_c
+            rec[i, Y.R_ROUNDS_DECHARGE] = rounds_d
+            rec[i, Y.R_SWING] = gswing
+            rec[i, Y.R_DRAWS] = ri[1]
+            rec[i, Y.R_EVENT_HASH] = np.int64(hev)
+            for s in range(n):
+                rec[i, Y.R_TOK + s] = tok[s]
+                rec[i, Y.R_CHARGE_TOK + s] = tokc[s]
+    flush_positions(c, off, n, played)
+
+
+@njit(**PARALLEL_JIT)
+def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead, foll, seat_pol,
+               cnt, off, rec, record):
+    """Play ``games`` games from ``first_game`` in blocks of ``block`` games, one block per
+    row of ``cnt`` (a call per block: passing the arrays per game would cost more than
+    the game).
+
+    Block b (games ``first_game + b*block ...``) adds into ``cnt[b]``; the caller sums
+    over blocks, so the totals do not depend on the number of threads. With ``record``
+    true, row ``i`` of ``rec`` receives game ``first_game + i``.
+    """
+    for b in prange(cnt.shape[0]):
+        ws = np.zeros((N_W, n), dtype=np.int64)
+        wb = np.zeros((N_B, n), dtype=np.uint8)
+        rs = np.zeros(3, dtype=np.uint64)
+        ri = np.zeros(2, dtype=np.int64)
+        lo = b * block
+        hi = min(games, lo + block)
+        play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
+                   ws, wb, rs, ri, cnt[b], off, rec)

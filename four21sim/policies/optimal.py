@@ -1,0 +1,87 @@
+"""``optimal``: exact solutions turned into engine tables (the one place that does it).
+
+- 2 players: the optimum of :mod:`four21sim.exact.two_player`, whose decisions are
+  already rows of context mode 1 (pot and own tokens).
+- 3 players: the certified equilibrium of :mod:`four21sim.exact.solver3`, laid out in
+  context mode 2 (:mod:`four21sim.policies.contexts`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..exact import solver3, two_player
+from ..rules import dice
+from ..rules.variants import Variant
+from . import contexts as C
+from .tables import KEEP_DTYPE, Policy, table_policy
+
+__all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_tables3"]
+
+_NH = dice.N_HANDS
+
+
+def engine_tables3(sol: solver3.Solution3) -> tuple[np.ndarray, np.ndarray]:
+    """The 3-player profile as engine tables in context mode 2 (layout: :mod:`.contexts`).
+
+    ``lead[ctx, throws_left-1, h]`` and ``foll[ctx, hL, count-1, made-1, h]`` (the target
+    of a follower is the leader's hand). With a one-throw charge nobody decides in the
+    charge, so the table stops after the décharge states.
+    """
+    if sol.players != 3:
+        raise ValueError(f"players: {sol.players} is not allowed; allowed: 3 (engine tables of the equilibrium)")
+    v = sol.variant
+    T = v.tokens
+    F = 3 if v.fewer_throws_wins else 1
+    block = C.round_block(v)
+    rows = C.round_rows(v)
+    lead = np.broadcast_to((dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE), (rows, 2, _NH)).copy()
+    foll = np.zeros((rows, _NH, 3, 2, _NH), dtype=KEEP_DTYPE)  # unused entries re-throw all: legal
+    pot_max = T if v.charge_throws > 1 else 0
+    for n, pot, toks, lead_eq, f1_eq, f2_eq in solver3.decisions(sol, pot_max):
+        L = v.decharge_throws if pot == 0 else v.charge_throws
+        row = toks[0] if n == 2 else T + 1 + int(C.round_state_index(pot, toks[0], toks[1], T)) * block
+        for tl in range(1, L):
+            lead[row, tl - 1] = lead_eq[L - tl - 1]
+        foll[row] = f1_eq
+        if n == 3:
+            # f2_eq[hL, c-1, h1, f1-1, made-1, h] -> foll[row + 1 + h1*F + f1-1, hL, c-1, made-1, h]
+            foll[row + 1:row + block] = f2_eq[:, :, :, :F].transpose(2, 3, 0, 1, 4, 5).reshape(_NH * F, _NH, 3, 2,
+                                                                                                _NH)
+    return lead, foll
+
+
+@lru_cache(maxsize=32)
+def _optimal2(variant: Variant) -> Policy:
+    sol = two_player.solve(variant)
+    return table_policy("optimal", variant, sol.lead, sol.foll, ctx_mode=C.CTX_TOKENS, players=2,
+                        info={"p_seat0": sol.p_seat0})
+
+
+@lru_cache(maxsize=8)
+def _optimal3(variant: Variant) -> Policy:
+    sol = solver3.solve(variant, 3)
+    lead, foll = engine_tables3(sol)
+    return table_policy("optimal", variant, lead, foll, ctx_mode=C.CTX_ROUND, players=3,
+                        info={"p_pay": sol.seat_p_pay.tolist(), "exploitability": sol.exploitability})
+
+
+def build_optimal(variant: Variant, players: int) -> Policy:
+    """``optimal``: the 2-player optimum, or the certified 3-player equilibrium."""
+    return _optimal2(variant) if players == 2 else _optimal3(variant)
+
+
+def warm_optimal(variant: Variant, players: int) -> None:
+    """Solve where other processes can reuse it: the 3-player solve goes to the disk store."""
+    if players == 3:  # the 2-player one is quick
+        solver3.solve(variant, 3)
+
+
+def optimal_unavailable(variant: Variant, players: int) -> str | None:
+    """Why ``optimal`` cannot be built for ``variant`` (None when it can)."""
+    cap = two_player.MAX_SOLVER_TOKENS if players == 2 else solver3.MAX_TOKENS_3
+    if variant.tokens > cap:
+        return f"the exact {players}-player solver takes at most {cap} tokens, not {variant.tokens}"
+    return None

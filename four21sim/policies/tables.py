@@ -1,0 +1,126 @@
+"""A compiled policy: the decision tables the engine indexes, and their checks.
+
+Every table policy is two arrays of keep indices (docs/engine.md):
+
+``lead[ctx, throws_left - 1, hand]``
+    the leader's keep with ``throws_left`` (1 or 2) throws still allowed;
+``foll[ctx, target, count - 1, made - 1, hand]``
+    a follower's keep after ``made`` throws out of the round's ``count``, when
+    ``target`` is the worst hand on the table so far (the leader's hand in context
+    mode 2).
+
+``ctx`` is 0 in context mode 0; the other modes are :mod:`four21sim.policies.contexts`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rules import dice
+from ..rules.variants import Variant
+from . import contexts as C
+
+__all__ = ["Policy", "KEEP_DTYPE", "stop_tables", "table_policy", "check_policy"]
+
+KEEP_DTYPE = dice.KEEP_DTYPE
+_NH = dice.N_HANDS
+
+
+@dataclass(frozen=True, eq=False)
+class Policy:
+    """A compiled policy: what the engine reads.
+
+    Attributes
+    ----------
+    name : str
+    kind : {'table', 'random'}
+    ctx_mode : int
+        0: decisions ignore the token state; 1: indexed by ``pot * (tokens+1) + own``;
+        2: indexed by the round's state and the hands before (docs/engine.md).
+    lead, foll : ndarray of int8
+        Decision tables (see the module docstring); empty for ``random``.
+    variant : Variant
+        The variant the tables were built for.
+    players : int or None
+        The player count the policy is built for, or None if it fits any.
+    info : dict
+        What the builder wants known (a threshold, exact values, ...).
+    """
+
+    name: str
+    kind: str
+    ctx_mode: int
+    lead: np.ndarray
+    foll: np.ndarray
+    variant: Variant
+    players: int | None = None
+    info: dict = field(default_factory=dict)
+
+    def leader_keep(self, hand: int, throws_left: int, ctx: int = 0) -> int:
+        """The leader's keep index for a hand with 1 or 2 throws left."""
+        return int(self.lead[ctx, throws_left - 1, hand])
+
+    def follower_keep(self, hand: int, target: int, count: int, made: int, ctx: int = 0) -> int:
+        """A follower's keep index after ``made`` of ``count`` throws against ``target``."""
+        return int(self.foll[ctx, target, count - 1, made - 1, hand])
+
+
+def stop_tables(n_ctx: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Tables that stop on every hand in every context (a builder's starting point)."""
+    stop = (dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE)
+    lead = np.broadcast_to(stop, (n_ctx, 2, _NH)).copy()
+    foll = np.broadcast_to(stop, (n_ctx, _NH, 3, 2, _NH)).copy()
+    return lead, foll
+
+
+def table_policy(name: str, variant: Variant, lead: np.ndarray, foll: np.ndarray, ctx_mode: int = 0,
+                 players: int | None = None, info: dict | None = None) -> Policy:
+    """Wrap decision tables as a :class:`Policy` after checking they are legal."""
+    pol = Policy(name, "table", ctx_mode, np.ascontiguousarray(lead, dtype=KEEP_DTYPE),
+                 np.ascontiguousarray(foll, dtype=KEEP_DTYPE), variant, players, info or {})
+    check_policy(pol, variant)
+    return pol
+
+
+_LEGAL = np.zeros((_NH, dice.N_KEEPS), dtype=bool)
+for _h in range(_NH):
+    _LEGAL[_h, dice.keeps_of(_h)] = True
+# (count-1, made-1) pairs a follower meets: made < count
+_USED = np.zeros((3, 2), dtype=bool)
+_USED[1, 0] = _USED[2, 0] = _USED[2, 1] = True
+
+
+def _check_keeps(policy: Policy, variant: Variant) -> None:
+    lead, foll = policy.lead, policy.foll
+    hands = np.arange(_NH)
+    if ((lead < 0) | (lead >= dice.N_KEEPS)).any() or not _LEGAL[hands, lead].all():
+        raise ValueError(f"policies: policy {policy.name!r} keeps dice its leader does not hold")
+    for lo in range(0, foll.shape[0], 2048):  # in blocks: the 3-player tables are large
+        part = foll[lo:lo + 2048]
+        if ((part < 0) | (part >= dice.N_KEEPS)).any() or not _LEGAL[hands, part].all():
+            raise ValueError(f"policies: policy {policy.name!r} keeps dice its follower does not hold")
+        if variant.followers == "exact" and (part == (dice.FULL_KEEP + hands))[:, :, _USED, :].any():
+            raise ValueError(f"policies: policy {policy.name!r} lets a follower stop early, "
+                             "which the 'exact' follower rule forbids")
+
+
+def check_policy(policy: Policy, variant: Variant, players: int | None = None) -> None:
+    """Raise ValueError unless ``policy`` fits ``variant`` (and ``players``) and its tables are legal."""
+    if policy.variant != variant:
+        raise ValueError(f"policies: policy {policy.name!r} was built for {policy.variant.describe()}, "
+                         f"not for {variant.describe()}; compile it for this variant")
+    if players is not None and policy.players is not None and policy.players != players:
+        raise ValueError(f"policies: policy {policy.name!r} was built for {policy.players} players, not {players}")
+    if policy.kind == "random":
+        return
+    lead, foll = policy.lead, policy.foll
+    if lead.ndim != 3 or lead.shape[1:] != (2, _NH) or foll.ndim != 5 or foll.shape[1:] != (_NH, 3, 2, _NH) \
+            or lead.shape[0] != foll.shape[0]:
+        raise ValueError(f"policies: policy {policy.name!r} has tables of the wrong shape "
+                         f"{lead.shape} / {foll.shape}")
+    _check_keeps(policy, variant)
+    need = C.rows(policy.ctx_mode, variant)
+    if need is not None and lead.shape[0] != need:
+        raise ValueError(f"policies: policy {policy.name!r} has {lead.shape[0]} contexts, needs {need}")

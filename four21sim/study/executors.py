@@ -1,0 +1,328 @@
+"""What runs a study's tasks: this process, local worker processes, or Dask.
+
+Every executor runs the same task function, :func:`work`, and hands each finished
+task to ``finished(task, counters)`` in the parent process, which writes its part
+file at once: an interrupted run loses only the tasks in flight.
+
+Local worker processes die with their parent: each asks the kernel to kill it when
+its parent dies (``PR_SET_PDEATHSIG`` on Linux) and also watches its parent's
+process id, ignores SIGINT (the parent decides), and on any error or signal in the
+parent, :func:`run_processes` kills them before returning.
+
+Dask (``pip install four21sim[dist]``): ``local:N`` starts a local cluster of N
+single-threaded worker processes; ``tcp://HOST:PORT`` uses a running scheduler.
+Before a client connects, the peer must answer like a Dask scheduler within
+``CONNECT_TIMEOUT`` seconds (:func:`probe_scheduler`), so a wrong address fails in
+one line instead of hanging. Tasks are deterministic functions of (configuration,
+seed, game range): a task lost with its worker is run again on another and gives the
+same counters.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+import socket
+import struct
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+from .tasks import Task, run_task
+
+__all__ = ["work", "build_policy", "warm_policy", "warm_policies", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
+           "run_on_dask", "close", "probe_scheduler", "CONNECT_TIMEOUT"]
+
+CONNECT_TIMEOUT = 10.0
+_LOCAL = re.compile(r"^local:(\d+)$")
+_TCP = re.compile(r"^tcp://([^:/\s]+):(\d+)$")
+_PR_SET_PDEATHSIG = 1
+
+
+def work(config, seed: int, first_game: int, games: int, max_rounds: int) -> dict:
+    """The task function of every worker (local process or Dask): one numba thread."""
+    return run_task(config, seed, first_game, games, threads=1, max_rounds=max_rounds)
+
+
+def build_policy(variant, players: int, name: str) -> str:
+    """Build a policy in this worker (a costly one solves, and fills the disk cache for the others)."""
+    from ..policies import compile_policy
+    compile_policy(name, variant, players)
+    return name
+
+
+def warm_policy(variant, players: int, name: str) -> str:
+    """Do the shareable part of a costly policy's build (:attr:`PolicySpec.warm`) in this process."""
+    from ..policies import check_available
+    spec = check_available(name, variant, players)
+    if spec.warm is not None:
+        spec.warm(variant, players)
+    return name
+
+
+def warm_policies(items: list, processes: int) -> None:
+    """Warm costly policies side by side in up to ``processes`` child processes (one numba
+    thread each), so that this process then reads their solves from the disk cache.
+
+    The children are fresh interpreters started with ``python -c``, not multiprocessing
+    workers: they never import the caller's ``__main__``, so a script without an
+    ``if __name__ == "__main__"`` guard works too. This is an optimisation only: it is
+    skipped when the cache is off or for fewer than two items, and a child that fails is
+    ignored (the build then happens here, in turn, and reports its own errors).
+    """
+    import json
+    import subprocess
+    from ..exact.store import cache_dir
+    from ..policies import check_available
+    items = [it for it in items if check_available(it[2], it[0], it[1]).warm is not None]
+    if len(items) < 2 or processes < 2 or cache_dir() is None:
+        return
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    code = "import sys; from four21sim.study.executors import _warm_child; _warm_child(sys.argv[1])"
+    todo = [json.dumps({"options": v.options(), "players": n, "name": name, "parent": os.getpid()})
+            for v, n, name in items]
+    running: list = []
+    try:
+        while todo or running:
+            while todo and len(running) < processes:
+                running.append(subprocess.Popen([sys.executable, "-c", code, todo.pop(0)], env=env,
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL))
+            while all(p.poll() is None for p in running):
+                threading.Event().wait(0.1)
+            running = [p for p in running if p.poll() is None]
+    finally:
+        for p in running:
+            p.kill()
+            p.wait()
+
+
+def _warm_child(spec: str) -> None:
+    """Entry point of a child of :func:`warm_policies`."""
+    import json
+    from ..rules.variants import Variant
+    d = json.loads(spec)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and kills its children
+    _die_with_parent(int(d["parent"]))
+    warm_policy(Variant(**d["options"]), int(d["players"]), d["name"])
+
+
+def warm_up() -> None:
+    """Compile (or load) the kernels once in this process, before any worker starts.
+
+    Workers then load the cache instead of compiling, and never write it concurrently.
+    """
+    from ..engine.simulation import simulate
+    simulate("super421", 2, "sec", games=64, seed=0, records=True)
+    simulate("super421", 2, "sec", games=64, seed=0)
+
+
+# ------------------------------------------------------------------ this process
+def run_in_process(pending: list[Task], configs, seed: int, max_rounds: int, finished: Callable) -> None:
+    """Run the tasks here, numba using every core."""
+    for t in pending:
+        finished(t, run_task(configs[t.config], seed, t.first_game, t.games, max_rounds=max_rounds))
+
+
+# ------------------------------------------------------------------ local processes
+def _die_with_parent(parent: int) -> None:
+    """Make this worker exit as soon as ``parent`` is gone, whatever the way it died."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watchdog below still works
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:  # died before the death signal was armed
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="four21sim-parent-watch").start()
+
+
+def _worker_init(parent: int) -> None:
+    import numba
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+    _die_with_parent(parent)
+    numba.set_num_threads(1)  # one thread per worker process: no oversubscription
+
+
+def run_processes(pending: list[Task], configs, seed: int, max_rounds: int, workers: int,
+                  finished: Callable, prebuild: list | None = None) -> None:
+    """Run the tasks on ``workers`` local processes (spawned, one numba thread each).
+
+    ``prebuild``: ``(variant, players, policy name)`` of costly policies, built first, one
+    per worker at a time, so that their solves run side by side and the disk cache
+    (:mod:`four21sim.exact.store`) holds them before the tasks need them.
+    """
+    warm_up()
+    ctx = multiprocessing.get_context("spawn")  # no fork after numba's threads have started
+    env_before = os.environ.get("NUMBA_NUM_THREADS")
+    # workers are spawned lazily, at submit: the variable must stay set until the pool is done
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    try:
+        # start every worker now (the pool spawns one per submit while none is idle), so that
+        # none is still starting when a long build ends and the tasks begin
+        for fut in [pool.submit(os.getpid) for _ in range(workers)]:
+            fut.result()
+        for fut in [pool.submit(build_policy, *item) for item in prebuild or ()]:
+            fut.result()
+        todo = list(pending)
+        running = {}
+        # keep a bounded number of tasks in flight: an interrupt loses at most these
+        while todo or running:
+            while todo and len(running) < 2 * workers:
+                t = todo.pop(0)
+                running[pool.submit(work, configs[t.config], seed, t.first_game, t.games, max_rounds)] = t
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                t = running.pop(fut)
+                finished(t, fut.result())
+    except BaseException:
+        _kill_pool(pool)
+        raise
+    finally:
+        if env_before is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = env_before
+    pool.shutdown(wait=True)
+
+
+def _kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: its workers are killed, not left to finish their tasks."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(timeout=5)
+
+
+# ------------------------------------------------------------------ Dask
+def _import_distributed():
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ValueError("--scheduler: Dask is not installed; allowed: install it with "
+                         "pip install 'four21sim[dist]', or run without --scheduler") from None
+    return distributed
+
+
+def check_scheduler(addr: str) -> None:
+    """Validate a --scheduler address (ValueError naming the option and what is allowed)."""
+    m = _LOCAL.match(addr or "")
+    if not (m and int(m.group(1)) >= 1) and not _TCP.match(addr or ""):
+        raise ValueError(f"--scheduler: {addr!r} is not allowed; allowed: local:N (N >= 1 workers) or "
+                         "tcp://HOST:PORT")
+    _import_distributed()
+
+
+def _recv_exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("the connection was closed")
+        data += chunk
+    return data
+
+
+def probe_scheduler(addr: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Check that ``tcp://HOST:PORT`` answers like a Dask scheduler, within ``timeout`` seconds.
+
+    A Dask server speaks first: on a new connection it sends its handshake, one
+    message framed as ``<uint64 length><uint64 frame count><uint64 frame lengths>...``.
+    Anything else (silence, an HTTP server, garbage, a closed port) is a ValueError.
+    """
+    host, port = _TCP.match(addr).groups()
+    what = f"--scheduler: {addr!r}"
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            (size,) = struct.unpack("<Q", _recv_exactly(sock, 8))
+            if not 16 <= size <= 1 << 20:
+                raise ValueError(f"{what} is not a Dask scheduler (it answered something else); allowed: the "
+                                 "address of a running Dask scheduler, or local:N")
+            body = _recv_exactly(sock, size)
+    except socket.timeout:
+        raise ValueError(f"{what} did not answer as a Dask scheduler within {timeout:g} s; allowed: the address "
+                         "of a running Dask scheduler, or local:N") from None
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot reach it ({exc.strerror or exc}); allowed: the address of a running "
+                         "Dask scheduler, or local:N") from None
+    (frames,) = struct.unpack("<Q", body[:8])
+    lengths = struct.unpack(f"<{frames}Q", body[8:8 + 8 * frames]) if 1 <= frames <= (size - 8) // 8 else None
+    if lengths is None or 8 + 8 * frames + sum(lengths) != size:
+        raise ValueError(f"{what} is not a Dask scheduler (it answered something else); allowed: the address of "
+                         "a running Dask scheduler, or local:N")
+
+
+def open_client(addr: str, timeout: float = CONNECT_TIMEOUT):
+    """A connected ``distributed.Client`` (and the cluster it started, or None)."""
+    distributed = _import_distributed()
+    m = _LOCAL.match(addr)
+    if m:
+        cluster = distributed.LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
+                                           dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+        return distributed.Client(cluster), cluster
+    probe_scheduler(addr, timeout)
+    # the probe saw a Dask handshake; a peer could still stall later: bound the whole connection
+    box: dict = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(addr, timeout=f"{timeout}s")
+        except BaseException as exc:  # noqa: BLE001  reported below, in one line
+            box["error"] = exc
+
+    th = threading.Thread(target=connect, daemon=True, name="four21sim-dask-connect")
+    th.start()
+    th.join(2 * timeout)
+    if "client" in box:
+        return box["client"], None
+    why = (f"{type(box['error']).__name__}: {box['error']}" if "error" in box
+           else f"no answer within {2 * timeout:g} s")
+    raise ValueError(f"--scheduler: cannot connect to {addr!r} ({why}); allowed: the address of a running Dask "
+                     "scheduler, or local:N")
+
+
+def _worker_setup() -> str:
+    import numba
+    numba.set_num_threads(1)
+    warm_up()  # loads the kernels from the cache once per worker process
+    return "ready"
+
+
+def run_on_dask(client, pending: list[Task], configs, seed: int, max_rounds: int, finished: Callable,
+                retries: int = 3) -> None:
+    """Run ``pending`` tasks on a connected Dask client, calling ``finished(task, counters)`` as each
+    one completes."""
+    distributed = _import_distributed()
+    warm_up()  # compile here first so that workers on this machine only read the cache
+    client.run(_worker_setup)
+    futures = {}
+    for t in pending:
+        c = configs[t.config]
+        fut = client.submit(work, c, seed, t.first_game, t.games, max_rounds, key=f"four21-{t.config}-{c.key}-{t.block:06d}",
+                            pure=False, retries=retries)
+        futures[fut] = t
+    for fut in distributed.as_completed(list(futures)):
+        finished(futures[fut], fut.result())
+
+
+def close(client, cluster) -> None:
+    client.close()
+    if cluster is not None:
+        cluster.close()

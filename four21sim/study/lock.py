@@ -1,0 +1,125 @@
+"""One writer per results folder: an operating-system lock on ``<folder>/.lock``.
+
+The lock is ``flock(2)`` on a file that stays in the folder. The operating system
+releases it when its holder exits in any way (a crash or SIGKILL included), so a
+dead run never blocks the next one, and nothing has to be cleaned up. The holder
+writes its process id into the file, so that a refused writer can name it.
+
+While a process holds the lock, no other run can write in the folder: temporary
+files left there by dead processes are provably orphaned and may be removed
+(:func:`remove_orphans`).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import shutil
+import socket
+import time
+from pathlib import Path
+
+from .._util.atomic import orphaned
+
+__all__ = ["FolderLock", "FolderBusy", "LOCK_NAME", "remove_orphans"]
+
+LOCK_NAME = ".lock"
+
+
+class FolderBusy(ValueError):
+    """Another live process holds the folder's lock."""
+
+
+class FolderLock:
+    """The exclusive lock of a results folder (a context manager).
+
+    Parameters
+    ----------
+    folder : path
+        The results folder; it must exist.
+    wait : bool
+        Wait for the holder to finish instead of raising :class:`FolderBusy`.
+    on_wait : callable, optional
+        Called once with the holder's description before waiting.
+    """
+
+    def __init__(self, folder, wait: bool = False, on_wait=None) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / LOCK_NAME
+        self.wait = wait
+        self.on_wait = on_wait
+        self._fd: int | None = None
+
+    def holder(self) -> str:
+        """Who holds the lock, as written by the holder (or 'unknown')."""
+        for _ in range(50):  # the holder writes its id just after locking: give it a moment
+            try:
+                text = self.path.read_text(encoding="utf-8").strip()
+            except OSError:
+                text = ""
+            if text:
+                return text
+            time.sleep(0.01)
+        return "unknown process"
+
+    def acquire(self) -> "FolderLock":
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                if not self.wait:
+                    raise FolderBusy(f"--out: {str(self.folder)!r} is being written by another run "
+                                     f"({self.holder()}); wait for it to finish, or pass --wait") from None
+                if self.on_wait is not None:
+                    self.on_wait(self.holder())
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since "
+                      f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime())}\n".encode(), 0)
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)  # nobody holds it now
+            except OSError:
+                pass
+            os.close(self._fd)  # closing the descriptor releases the lock
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def __enter__(self) -> "FolderLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def remove_orphans(folder, lock: FolderLock) -> list[Path]:
+    """Remove the temporary files and folders under ``folder`` left by dead writers; returns them.
+
+    Requires ``lock`` held: then no live run of this folder can own them, and the
+    writer's process id in each name is checked as well.
+    """
+    if not lock.held:
+        raise RuntimeError("remove_orphans needs the folder's lock")
+    gone = []
+    for p in sorted(Path(folder).rglob(".*"), key=lambda q: len(q.parts), reverse=True):
+        if orphaned(p):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+            gone.append(p)
+    return gone
