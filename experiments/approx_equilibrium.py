@@ -20,7 +20,6 @@ and the report is written from all of them). Columns are described in REPORT.md.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -28,14 +27,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from four21sim import PRESETS, Variant, simulate
-from four21sim.rules import dice
-from four21sim.analysis.approx import Profile, approximate_equilibrium, context_groups, measure_gains
+from four21sim import PRESETS, Variant, policies, simulate
 from four21sim._util.atomic import write_text_atomic
-from four21sim.policies import compile_policy
+from four21sim.analysis.approx import Profile, approximate_equilibrium, context_groups, measure_gains
 from four21sim.engine.stats import Z95, holm, z_for
+from four21sim.policies import compile_policy
+from four21sim.rules import dice
 
-HABITS = ("greedy", "sec", "chase421", "table-aware")
+HABITS = policies.HABITS
 
 
 def run_variant(preset: str, players: list[int], args, out: Path) -> None:
@@ -260,7 +259,7 @@ def write_report(out: Path, args) -> None:
         df["_o"] = df["variant"].map({p: i for i, p in enumerate(order)})
         parts[name] = df.sort_values(["_o", "players"] + (["seat"] if name == "seats" else []),
                                      kind="stable").drop(columns="_o")
-    S, T, G = parts["summary"], parts["seats"], parts["groups"]
+    S, T = parts["summary"], parts["seats"]
     X = pd.concat([pd.read_csv(f) for f in sorted(out.glob("exact3_*.csv"))], ignore_index=True) \
         if list(out.glob("exact3_*.csv")) else None
     C = pd.concat([pd.read_csv(f) for f in sorted(out.glob("charge_*.csv"))], ignore_index=True) \
@@ -400,7 +399,8 @@ def write_report(out: Path, args) -> None:
           "follower), `threshold` (the `reach` leader's stopping hand, unused by `round`), `weight` (the follower's "
           "value weight).", "",
           "`exact3_<variant>.csv` (3 players): `variant`, `profile` (what the two other seats play: `approximate` "
-          "or `equilibrium`), then the columns of `four21sim.analysis.approx.measure_gains`: `deviation`, `p_pay_profile` "
+          "or `equilibrium`), then the columns of `four21sim.analysis.approx.measure_gains`: `deviation`, "
+          "`p_pay_profile` "
           "(the deviator's P(pay) when it plays as the others, averaged over the seats), `p_pay_deviator`, `gain` "
           "= their difference with `gain_low`, `gain_high` (95%, probability, not pp), `games`; and `seconds`.", "",
           "`leading_<variant>.csv`, one row per player count and phase: `variant, players, phase`, `rounds` "

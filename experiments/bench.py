@@ -73,7 +73,7 @@ def main(argv=None) -> int:
             rates[(preset, n, threads)] = best
             rounds = r.counters["sum_rounds"] / r.games
             print(f"{preset:>9} {n:>7} {pol:<12} {threads:>7} {best / 1e6:>10.2f} {rounds:>11.2f}")
-    for preset, n, pol in cases:
+    for preset, n, _ in cases:
         s = rates[(preset, n, ncores)] / rates[(preset, n, 1)]
         print(f"scaling {preset} {n}p: {ncores} threads / 1 thread = {s:.2f}")
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from four21sim.study.spec import study_from_mapping
 from four21sim.study.run import run_sweep
+from four21sim.study.spec import study_from_mapping
 
 
 def main(argv=None) -> int:

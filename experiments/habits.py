@@ -80,7 +80,8 @@ def main(argv=None) -> int:
               "| `habit_keep` | what the habit does (`stop`, or the dice kept, `_` re-thrown) |",
               "| `optimal_keep` | what optimal play does most often there |",
               "| `optimal_share` | the share of the times met where optimal play does `optimal_keep` |",
-              "| `per_game` | expected times the habit's player meets the situation per game, where optimal play differs |",
+              ("| `per_game` | expected times the habit's player meets the situation per game, where optimal play "
+               "differs |"),
               "| `cost` | win share gained by playing this one situation optimally (0.003 = 0.3 points) |",
               "| `sentence` | the mistake in words |", "",
               "summary.csv: `variant, habit, win_share` (against optimal play, seats averaged), `gap` "

@@ -24,8 +24,8 @@ import pandas as pd
 
 from four21sim import PRESETS
 from four21sim._util.atomic import atomic_path, write_text_atomic
-from four21sim.study.fairness import paired_pay_differences
 from four21sim.engine.stats import Z95, holm
+from four21sim.study.fairness import paired_pay_differences
 
 PLAYERS = [2, 3, 4, 6]
 QUESTION = ("For every pair of presets and every table size, how much more (or less) often does each seat pay "

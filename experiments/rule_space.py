@@ -26,11 +26,11 @@ import pandas as pd
 
 from four21sim import PRESETS, Variant
 from four21sim._util.atomic import atomic_path, write_text_atomic
-from four21sim.exact.two_player import solve
 from four21sim.engine.stats import Z95, holm
+from four21sim.exact.two_player import solve
+from four21sim.rules.variants import OPTION_TABLE
 from four21sim.study.spec import study_from_mapping
 from four21sim.sweep import run_sweep
-from four21sim.rules.variants import OPTION_TABLE
 
 # The values tried for each option come from the option registry, so a new option is explored
 # as soon as it is declared there.
@@ -163,7 +163,8 @@ def figure(df: pd.DataFrame):
     ax.set_title("One rule change from each preset (* beyond noise, Holm 5%)")
     top = ch.reindex(ch["delta_score"].abs().sort_values(ascending=False).index).head(14).iloc[::-1]
     y = np.arange(len(top))
-    bx.errorbar(top["delta_score"], y, xerr=[top["delta_score"] - top["delta_low"], top["delta_high"] - top["delta_score"]],
+    xerr = [top["delta_score"] - top["delta_low"], top["delta_high"] - top["delta_score"]]
+    bx.errorbar(top["delta_score"], y, xerr=xerr,
                 fmt="o", capsize=3, color="black")
     band = float(((ch["delta_high"] - ch["delta_low"]) / 2).median())
     bx.axvspan(-band, band, color="grey", alpha=0.25, label=f"noise band (±{band:.2f} pp)")
@@ -223,7 +224,8 @@ def report(df: pd.DataFrame, study, manifest: dict) -> str:
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in df.sort_values(["group", "fairness_score"]).itertuples():
         delta = "" if r.change == "(preset)" else f"{r.delta_score:+.2f} [{r.delta_low:+.2f}, {r.delta_high:+.2f}]"
-        beyond = "" if r.change == "(preset)" or math.isnan(r.delta_p_holm) else ("yes" if r.delta_p_holm < 0.05 else "no")
+        beyond = ("" if r.change == "(preset)" or math.isnan(r.delta_p_holm)
+                  else "yes" if r.delta_p_holm < 0.05 else "no")
         lv = "" if math.isnan(r.lead_value_decharge_exact) else f"{100 * r.lead_value_decharge_exact:+.2f}"
         cells = [r.variant, r.group, f"{r.fairness_score:.2f} [{r.score_low:.2f}, {r.score_high:.2f}]", delta, beyond,
                  f"{round(100 * r.fpa_optimal_2p_exact, 3) + 0.0:+.3f}", lv, f"{100 * r.round1_loser_wins_exact:.2f}%",

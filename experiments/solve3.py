@@ -25,7 +25,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-PRESET_NAMES = ("super421", "super421-lebon", "montreal", "classic")
+from four21sim.rules.variants import PRESETS
+
+PRESET_NAMES = tuple(PRESETS)
 GROWTH = {"super421": (3, 5, 7, 9), "classic": (6, 11, 16)}  # the presets themselves complete the series
 
 

@@ -22,7 +22,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-PRESET_NAMES = ("super421", "super421-lebon", "montreal", "classic")
+from four21sim.rules.variants import PRESETS
+
+PRESET_NAMES = tuple(PRESETS)
 
 
 def main(argv=None) -> int:

@@ -21,9 +21,9 @@ import pandas as pd
 
 from four21sim import PRESETS, Variant
 from four21sim._util.atomic import atomic_path, write_text_atomic
-from four21sim.policies import evaluate
-from four21sim.engine.stats import Z95, holm
 from four21sim.analysis.tournament import tournament
+from four21sim.engine.stats import Z95, holm
+from four21sim.policies import evaluate
 
 POLICIES = ["optimal", "greedy", "table-aware", "chase421", "sec"]
 

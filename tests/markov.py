@@ -69,10 +69,10 @@ def round_outcome_distribution(variant, phase: str) -> dict[tuple[int, int], Fra
             hands = (h0, h1)
             rescue = variant.nenette_rescue and not (_is_combination(h0) or _is_combination(h1))
 
-            def key(h):
+            def key(h, rescue=rescue):
                 return -4 if (rescue and h == NENETTE) else 4 * int(dice.RANK[r, h])
 
-            def val(h):
+            def val(h, rescue=rescue):
                 return 4 if (rescue and h == NENETTE) else int(dice.VALUE[vs, h])
 
             if key(h0) > key(h1):

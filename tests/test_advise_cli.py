@@ -15,7 +15,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-
 from rules_tables import POSITION, RANKING_TEXT
 
 from four21sim.cli import advise

@@ -16,12 +16,20 @@ import pandas as pd
 import pytest
 
 from four21sim import Variant
-from four21sim.rules import dice
-from four21sim.analysis.approx import (approximate_equilibrium, best_deviation, context_groups, deviator_pay,
-                              family_policy, measure_gains, pay_shares, table_aware_profile)
-from four21sim.policies import check_policy, compile_policy, evaluate, median_hand
-from four21sim.engine.stats import z_for
+from four21sim.analysis.approx import (
+    approximate_equilibrium,
+    best_deviation,
+    context_groups,
+    deviator_pay,
+    family_policy,
+    measure_gains,
+    pay_shares,
+    table_aware_profile,
+)
 from four21sim.analysis.tournament import threshold_policy
+from four21sim.engine.stats import z_for
+from four21sim.policies import check_policy, compile_policy, evaluate, median_hand
+from four21sim.rules import dice
 
 Z999 = z_for(0.999)
 
@@ -172,7 +180,7 @@ def test_best_deviation_only_moves_on_a_strict_improvement_and_reports_every_can
     # a group's threshold is searched only while its leader plays 'reach'
     assert {"leader", "weight"} <= set(rows["parameter"]) <= {"leader", "threshold", "weight"}
     assert set(rows.columns) >= {"group", "parameter", "value", "deviator_p_pay", "current", "chosen"}
-    for (group, parameter), df in rows.groupby(["group", "parameter"], sort=False):
+    for _, df in rows.groupby(["group", "parameter"], sort=False):
         cur = df[df["current"]]["deviator_p_pay"].iloc[0]
         chosen = df[df["chosen"]]
         assert len(chosen) == 1

@@ -9,12 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from four21sim.engine import _kernels, _stream
-from four21sim.rules import kernel as _rules, dice
-from four21sim.exact import _solver3_kernels, _two_player_kernels as _solver_kernels
 from four21sim import policies
-from four21sim.study import tables as summarize
+from four21sim.engine import _kernels, _stream
+from four21sim.exact import _solver3_kernels
+from four21sim.exact import _two_player_kernels as _solver_kernels
+from four21sim.rules import dice
+from four21sim.rules import kernel as _rules
 from four21sim.rules.variants import OPTION_TABLE, OPTIONS, PRESETS, Variant, options_markdown
+from four21sim.study import tables as summarize
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,7 +96,10 @@ def test_the_old_name_equilibrium_still_means_optimal():
     assert old.name == "optimal" and np.array_equal(old.foll, new.foll) and np.array_equal(old.lead, new.lead)
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in (Path(__file__).resolve().parents[1] / "experiments").glob("*.py")))
+SCRIPTS = sorted(p.name for p in (REPO / "experiments").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_every_experiment_script_starts(script):
     # the committed results are remade by these scripts: an import they lost must show here
     import subprocess
@@ -105,7 +110,7 @@ def test_every_experiment_script_starts(script):
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in (Path(__file__).resolve().parents[1] / "experiments").glob("*.py")))
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_every_package_name_an_experiment_imports_exists(script):
     # imports inside functions too: --help does not run them, the remaking of results does
     import ast

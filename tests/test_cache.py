@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from four21sim import Variant
-from four21sim.exact import store as cache, solver3
+from four21sim.exact import solver3
+from four21sim.exact import store as cache
 
 # classic ends at the last holder: its 3-player solution carries the 2-player sub-game
 V = Variant.from_preset("classic", {"tokens": 4})

@@ -14,8 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from four21sim.cli import advise
 from four21sim.advice import charts  # noqa: E402
+from four21sim.cli import advise
 
 ROOT = Path(__file__).resolve().parents[1]
 

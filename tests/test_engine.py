@@ -25,20 +25,20 @@ import math
 import re
 from fractions import Fraction
 
+import markov
 import numba
 import numpy as np
 import pytest
+from rules_tables import RANKING_TEXT
 from scipy.stats import chi2
 
-import markov
-from rules_tables import RANKING_TEXT
 from four21sim import Variant, simulate
-from four21sim.rules import dice
-from four21sim.exact import odds
 from four21sim.engine import _stream as K
-from four21sim.policies import compile_policy, median_hand
 from four21sim.engine.simulation import BLOCK_STATS, MAX_RECORD_GAMES
 from four21sim.engine.stats import wilson, z_for
+from four21sim.exact import odds
+from four21sim.policies import compile_policy, median_hand
+from four21sim.rules import dice
 from four21sim.rules.variants import PRESETS
 
 M64 = (1 << 64) - 1

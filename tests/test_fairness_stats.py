@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 from four21sim import Variant, simulate
-from four21sim.policies import evaluate
 from four21sim.engine.stats import equal_shares_test, f_sf, holm
+from four21sim.policies import evaluate
 
 GAMES, BLOCK = 10_000, 500
 

@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 
 from four21sim import Variant, simulate
+from four21sim.analysis.tournament import tournament
 from four21sim.study.fairness import games_identity, hist_quantiles, tied_groups
 from four21sim.study.report import _md_table
 from four21sim.study.tables import _p_no_decision
-from four21sim.analysis.tournament import tournament
 
 
 def _shares(mask: np.ndarray, n: int) -> np.ndarray:

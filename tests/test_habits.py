@@ -11,10 +11,9 @@ import pandas as pd
 import pytest
 
 from four21sim import Variant
-from four21sim.rules import dice
 from four21sim.analysis.habits import HABITS, habit_mistakes, leader_profile
-from four21sim.policies import compile_policy, table_policy
-from four21sim.policies import evaluate
+from four21sim.policies import compile_policy, evaluate, table_policy
+from four21sim.rules import dice
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,10 +11,10 @@ per comparison for a correct engine).
 from __future__ import annotations
 
 import pytest
+from test_solver_bruteforce import VARIANTS, brute_force, solve_round
 
 from four21sim import Variant, simulate
 from four21sim.exact.leading import lead_summary, lead_values, round1_loser_wins, round_rates_exact
-from test_solver_bruteforce import VARIANTS, brute_force, solve_round
 
 Z_MAX = 4.0
 
@@ -100,8 +100,9 @@ def test_solve_json_has_the_lead_value():
                                               ("montreal", ["tokens=3", "decharge_throws=2"]),
                                               ("classic", ["tokens=2", "decharge_throws=2", "next_leader=next_seat"])])
 def test_three_player_lead_values_against_the_game_tree(preset, overrides):
-    from four21sim.exact.leading import lead_summary3, lead_values3
     from test_solver3_bruteforce import _values
+
+    from four21sim.exact.leading import lead_summary3, lead_values3
     v = Variant.from_preset(preset, overrides)
     tree = _values(v, 3, "pay")  # (pot, tokens by role) -> [role, (p_pay, p_win, rounds)]
     lv = lead_values3(v)

@@ -12,12 +12,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 import pytest
-
 from rules_tables import POSITION
 
 from four21sim import Variant
-from four21sim.rules import dice
 from four21sim.exact import odds
+from four21sim.rules import dice
 
 # ----------------------------------------------------------------- reference rules
 SUITES = {(6, 5, 4), (5, 4, 3), (4, 3, 2), (3, 2, 1)}

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from four21sim import Variant, simulate
-from four21sim.rules import dice
 from four21sim.advice.play import parse_keep, play_game
 from four21sim.policies import compile_policy, table_policy
+from four21sim.rules import dice
 
 ROOT = Path(__file__).resolve().parents[1]
 

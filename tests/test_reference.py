@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
+import markov
 import numpy as np
 import pytest
-
-
-import markov
 import reference as R
+
 from four21sim import Variant
 from four21sim.rules import dice
 

@@ -37,18 +37,29 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 import reference as R
-from four21sim import Variant, simulate
-from four21sim.cli._common import run
-from four21sim._util.atomic import temp_owner
-from four21sim.study.lock import FolderBusy, FolderLock, remove_orphans
-from four21sim.policies import compile_policy
-from four21sim.sweep import main as sweep_main
-from four21sim.study.tasks import PartIdentity, check_part, write_part
 import test_sweep
-from test_sweep import (SLOW, TINY, TINY_TASKS, assert_same_tables, manifest, one_error_line, part_files, run_cli,
-                        run_inproc, snapshot, start_cli)
+from test_sweep import (
+    SLOW,
+    TINY,
+    TINY_TASKS,
+    assert_same_tables,
+    manifest,
+    one_error_line,
+    part_files,
+    run_cli,
+    run_inproc,
+    snapshot,
+    start_cli,
+)
+
+from four21sim import Variant, simulate
+from four21sim._util.atomic import temp_owner
+from four21sim.cli._common import run
+from four21sim.policies import compile_policy
+from four21sim.study.lock import FolderBusy, FolderLock, remove_orphans
+from four21sim.study.tasks import PartIdentity, check_part, write_part
+from four21sim.sweep import main as sweep_main
 
 tiny_ref = test_sweep.tiny_ref  # the fixture: the tiny study run once
 

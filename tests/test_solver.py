@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from four21sim import Variant, simulate
-from four21sim.rules import dice
-from four21sim.policies import evaluate
-from four21sim.exact.two_player import solve
 from four21sim.analysis.tournament import best_response_threshold, head_to_head, tournament
+from four21sim.exact.two_player import solve
+from four21sim.policies import evaluate
+from four21sim.rules import dice
 
 Z999 = 3.2905267314918945
 

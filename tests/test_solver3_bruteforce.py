@@ -24,12 +24,11 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
+from reference import RANK_OF, is_combination, value_of
 
 from four21sim import Variant
-from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
 from four21sim.exact.solver3 import solve
-
-from reference import RANK_OF, is_combination, value_of
+from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
 
 NH = 56
 H221 = HANDS.index((2, 2, 1))

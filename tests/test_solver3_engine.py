@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from test_engine_vs_reference import _check
 
 from four21sim import Variant, simulate
 from four21sim.exact.solver3 import solve
-from test_engine_vs_reference import _check
 
 
 @pytest.mark.parametrize("preset", ["super421", "super421-lebon", "montreal", "classic"])

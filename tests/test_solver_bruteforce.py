@@ -50,8 +50,8 @@ from functools import lru_cache
 
 import pytest
 
-from four21sim.rules import dice
 from four21sim.exact.two_player import solve
+from four21sim.rules import dice
 from four21sim.rules.variants import Variant
 
 # ====================================================================== the rules

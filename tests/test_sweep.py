@@ -35,15 +35,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import reference as R
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
-import reference as R
 from four21sim import Variant, simulate
-from four21sim.rules import dice
 from four21sim._util.atomic import temp_owner
 from four21sim.policies import compile_policy
+from four21sim.rules import dice
 from four21sim.sweep import main as sweep_main
 
 TABLES = ("measures", "distributions", "fairness", "scores", "skill", "exact")

@@ -26,11 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from ..rules import dice
+from .._util.checks import check_int
 from ..exact import odds
-from ..rules.variants import Variant, get_preset
+from ..rules import dice
+from ..rules.variants import Variant, as_variant
 
 __all__ = ["Advice", "advise", "game_keeps", "ROLES"]
 
@@ -257,7 +256,7 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     -------
     Advice
     """
-    v = get_preset(variant) if isinstance(variant, str) else variant
+    v = as_variant(variant)
     if not isinstance(v, Variant):
         raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
     h = odds._as_hand(hand, "hand")
@@ -282,14 +281,11 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     if count is not None and role == "leader":
         raise ValueError("count: the leader's count is for a follower; a leader's limit comes from the phase")
     c = L if count is None else count
-    if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= L:
-        raise ValueError(f"count: {c!r} is not allowed; allowed: 1 to {L} (the {phase} throw limit)")
+    c = check_int("count", c, 1, L, f"1 to {L} (the {phase} throw limit)")
     if throws_left is None:
         throws_left = c - 1
-    if isinstance(throws_left, bool) or not isinstance(throws_left, (int, np.integer)) \
-            or not 0 <= throws_left <= c - 1:
-        raise ValueError(f"throws_left: {throws_left!r} is not allowed; allowed: 0 to {c - 1} "
-                         f"({'the leader threw' if role == 'follower' else 'a limit of'} {c} time(s))")
+    check_int("throws_left", throws_left, 0, c - 1,
+              f"0 to {c - 1} ({'the leader threw' if role == 'follower' else 'a limit of'} {c} time(s))")
     rank = dice.RANK[v.ranking_index]
     worst = max(target_idx, key=lambda t: rank[t]) if target_idx else None
     worst_name = dice.hand_name(worst) if worst is not None else None

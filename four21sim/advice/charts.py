@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..rules import dice
 from ..exact import odds
-from ..rules.variants import Variant
+from ..rules import dice
+from ..rules.variants import Variant, as_variant
 
 __all__ = ["FOLLOWER_TARGETS", "cheat_sheet_data", "cheat_sheet", "write_cheat_sheet", "readable"]
 
@@ -34,12 +34,6 @@ __all__ = ["FOLLOWER_TARGETS", "cheat_sheet_data", "cheat_sheet", "write_cheat_s
 FOLLOWER_TARGETS = {"fiche or brelan": ("611", "555", "411", "311", "222"),
                     "suite": ("654", "321"),
                     "plain hand": ("665", "652", "631", "553", "431")}
-
-
-def _variant(variant, overrides=()) -> Variant:
-    if isinstance(variant, Variant):
-        return variant.with_options(overrides) if overrides else variant
-    return Variant.from_preset(variant, overrides)
 
 
 def leader_limit(variant: Variant) -> int:
@@ -54,7 +48,7 @@ def cheat_sheet_data(variant: Variant | str, targets: Sequence[str] | None = Non
     to beat, empty for the leader), ``keep`` (as ``advise`` writes it), ``p`` (the
     exact chance, as a float), ``measure``.
     """
-    v = _variant(variant)
+    v = as_variant(variant)
     targets = list(targets) if targets is not None else [t for ts in FOLLOWER_TARGETS.values() for t in ts]
     order = [dice.hand_name(int(h)) for h in dice.ORDER[v.ranking_index]]
     rows = []
@@ -107,7 +101,7 @@ def cheat_sheet(variant: Variant | str, targets: Sequence[str] | None = None, ov
     import matplotlib.pyplot as plt
     from matplotlib import colors
 
-    v = _variant(variant, overrides)
+    v = as_variant(variant, overrides)
     data = cheat_sheet_data(v, targets)
     order = list(dict.fromkeys(data["hand"]))
     cmap = plt.get_cmap("YlGnBu")

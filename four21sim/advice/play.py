@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import engine as E
-from ..rules import kernel as R
+from ..policies import Policy, compile_policy
 from ..policies.contexts import CTX_ROUND
 from ..rules import dice
-from ..policies import Policy, compile_policy
+from ..rules import kernel as R
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
 __all__ = ["Turn", "GameResult", "play_game", "parse_keep"]
@@ -217,7 +217,8 @@ def play_game(variant: Variant, players: int, seed: int, choose: Callable[[Turn]
         swing, pot = R.settle(phase, pot, tok, winner, loser, pay)
         pot = int(pot)
         rounds += 1
-        emit("result", phase="charge" if phase == R.CHARGE else "decharge", hands={int(order[j]): int(hands[j]) for j in range(m)},
+        emit("result", phase="charge" if phase == R.CHARGE else "decharge",
+             hands={int(order[j]): int(hands[j]) for j in range(m)},
              throws={int(order[j]): int(throws[j]) for j in range(m)}, winner=winner, loser=loser,
              pay=pay, swing=int(swing), pot=pot, tokens=[int(t) for t in tok], rescue=bool(rescue))
         nout = R.go_out(phase, pot, tok, out, place, nout, winner, n)

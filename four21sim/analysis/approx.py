@@ -90,13 +90,14 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..rules import dice
-from ..exact import odds
-from ..policies import Policy, compile_policy, median_hand, table_policy
-from ..policies.heuristics import beat_reward, follower_rows, threshold_leader
+from .._util.checks import check_int
 from ..engine.simulation import SHARE_UNIT, simulate, win_units
 from ..engine.stats import Z95, Estimate, z_for
-from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, get_preset
+from ..exact import odds
+from ..policies import HABITS, Policy, compile_policy, median_hand, table_policy
+from ..policies.heuristics import beat_reward, follower_rows, threshold_leader
+from ..rules import dice
+from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
 
 __all__ = ["ContextGroups", "Profile", "ApproxResult", "DEFAULT_BANDS", "DEFAULT_WEIGHTS", "HABIT_DEVIATIONS",
            "LEADER_MODES", "context_groups", "family_policy", "table_aware_profile", "pay_shares", "deviator_pay",
@@ -108,29 +109,13 @@ DEFAULT_WEIGHTS: tuple[float, ...] = (0.0, 0.01, 0.03, 0.1, 0.3)
 """Follower value weights tried by the search."""
 LEADER_MODES: tuple[str, ...] = ("reach", "round")
 """The leader's modes: play for the threshold hand, or the round against one follower (odds.leader_round)."""
-HABIT_DEVIATIONS: tuple[str, ...] = ("greedy", "sec", "chase421", "table-aware")
+HABIT_DEVIATIONS: tuple[str, ...] = HABITS
 """Fixed deviations outside the family whose gain is measured beside the family's best."""
 MIN_APPROX_PLAYERS = 3
 _CHUNK = 200_000  # games per simulate call with records (memory: about 200 bytes a game)
 
 
 # ------------------------------------------------------------------ input checks
-def _variant(variant) -> Variant:
-    if isinstance(variant, str):
-        return get_preset(variant)
-    if not isinstance(variant, Variant):
-        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a Variant or a preset name")
-    return variant
-
-
-def _int(name: str, value, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo \
-            or (hi is not None and value > hi):
-        allowed = f"an integer from {lo} to {hi}" if hi is not None else f"an integer >= {lo}"
-        raise ValueError(f"{name}: {value!r} is not allowed; allowed: {allowed}")
-    return int(value)
-
-
 def _sub_seed(seed: int, *tags: int) -> int:
     """An independent root seed for one use of ``seed`` (a search round, the selection, the measurement)."""
     return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0])
@@ -179,7 +164,7 @@ def context_groups(variant: Variant, bands: Sequence[int] = DEFAULT_BANDS, by_ph
     -------
     ContextGroups
     """
-    variant = _variant(variant)
+    variant = as_variant(variant)
     if isinstance(bands, (str, bytes)) or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool)
                                                   for b in bands):
         raise ValueError(f"bands: {bands!r} is not allowed; allowed: increasing integers >= 1")
@@ -242,11 +227,8 @@ def _follower_rows(variant: Variant, weight: float) -> np.ndarray:
 
 
 def _check_threshold(threshold) -> int:
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) \
-            or not 0 <= threshold < dice.N_HANDS:
-        raise ValueError(f"thresholds: {threshold!r} is not allowed; allowed: hand indices 0 to {dice.N_HANDS - 1} "
-                         "(dice.parse_hand('633') gives one)")
-    return int(threshold)
+    return check_int("thresholds", threshold, 0, dice.N_HANDS - 1,
+                     f"hand indices 0 to {dice.N_HANDS - 1} (dice.parse_hand('633') gives one)")
 
 
 def _check_weight(weight) -> float:
@@ -284,7 +266,7 @@ def family_policy(variant: Variant, groups: ContextGroups, thresholds: Sequence[
     Policy
         Checked by :func:`four21sim.policies.check_policy`.
     """
-    variant = _variant(variant)
+    variant = as_variant(variant)
     n_ctx = (variant.tokens + 1) ** 2
     if not isinstance(groups, ContextGroups) or len(groups.index) != n_ctx:
         raise ValueError(f"groups: {groups!r} is not allowed; allowed: context_groups(variant) for this variant "
@@ -393,7 +375,7 @@ def table_aware_profile(variant: Variant, groups: ContextGroups | None = None) -
     Profile
         The search's starting point; its policy plays exactly like ``table-aware``.
     """
-    variant = _variant(variant)
+    variant = as_variant(variant)
     groups = groups or context_groups(variant)
     m = median_hand(variant.ranking)
     return Profile(variant, groups, (m,) * len(groups), (0.0,) * len(groups))
@@ -421,8 +403,8 @@ def pay_shares(variant: Variant, players: int, lineup: Sequence, games: int, see
         Seat ``s``'s share of game ``g``'s loss: 1/k if it is one of the k losers
         (``lose_mask`` of the game's record), else 0.
     """
-    variant = _variant(variant)
-    games = _int("games", games, 1)
+    variant = as_variant(variant)
+    games = check_int("games", games, 1)
     out = np.empty((games, players))
     done = 0
     while done < games:
@@ -497,10 +479,10 @@ def measure_gains(variant: Variant | str, players: int, profile, deviations: dic
         less), ``gain_low``, ``gain_high`` (95% normal interval over games of the
         per-game paired difference averaged over seats), ``games``.
     """
-    variant = _variant(variant)
-    players = _int("players", players, MIN_PLAYERS, MAX_PLAYERS)
-    games = _int("games", games, 2)
-    seed = _int("seed", seed, 0, 2 ** 64 - 1)
+    variant = as_variant(variant)
+    players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
+    games = check_int("games", games, 2)
+    seed = check_int("seed", seed, 0, 2 ** 64 - 1)
     if not isinstance(deviations, dict) or not deviations:
         raise ValueError(f"deviations: {deviations!r} is not allowed; allowed: a non-empty dict name -> policy")
     prof = _as_policy(profile, variant, players)
@@ -575,11 +557,11 @@ def _coordinate_pass(variant, players, start: Profile, opponents: Callable[[Prof
 
 
 def _check_search(variant, players, games, seed, candidates, weights, leaders, threads, lo_players):
-    variant = _variant(variant)
-    players = _int("players", players, lo_players, MAX_PLAYERS)
-    games = _int("games", games, 2)
-    seed = _int("seed", seed, 0, 2 ** 64 - 1)
-    candidates = _int("candidates", candidates, 0, dice.N_HANDS)
+    variant = as_variant(variant)
+    players = check_int("players", players, lo_players, MAX_PLAYERS)
+    games = check_int("games", games, 2)
+    seed = check_int("seed", seed, 0, 2 ** 64 - 1)
+    candidates = check_int("candidates", candidates, 0, dice.N_HANDS)
     if isinstance(weights, (str, bytes)) or not hasattr(weights, "__iter__") or not list(weights):
         raise ValueError(f"weights: {weights!r} is not allowed; allowed: a non-empty sequence of numbers >= 0")
     weights = tuple(_check_weight(w) for w in weights)
@@ -588,7 +570,7 @@ def _check_search(variant, players, games, seed, candidates, weights, leaders, t
                          f"{', '.join(LEADER_MODES)}")
     leaders = tuple(_check_leader(m) for m in leaders)
     if threads is not None:
-        threads = _int("threads", threads, 1)
+        threads = check_int("threads", threads, 1)
     return variant, players, games, seed, candidates, weights, leaders, threads
 
 
@@ -612,7 +594,7 @@ def best_deviation(variant: Variant | str, players: int, profile: Profile, games
     """
     variant, players, games, seed, candidates, weights, leaders, threads = _check_search(
         variant, players, games, seed, candidates, weights, leaders, threads, MIN_PLAYERS)
-    passes = _int("passes", passes, 1)
+    passes = check_int("passes", passes, 1)
     if not isinstance(profile, Profile) or profile.variant != variant:
         raise ValueError(f"profile: {profile!r} is not allowed; allowed: a Profile of this variant")
     rows: list = []
@@ -736,8 +718,8 @@ def approximate_equilibrium(variant: Variant | str, players: int, games: int = 2
     t0 = time.perf_counter()
     variant, players, games, seed, candidates, weights, leaders, threads = _check_search(
         variant, players, games, seed, candidates, weights, leaders, threads, MIN_APPROX_PLAYERS)
-    rounds = _int("rounds", rounds, 1)
-    measure_games = _int("measure_games", 5 * games if measure_games is None else measure_games, 2)
+    rounds = check_int("rounds", rounds, 1)
+    measure_games = check_int("measure_games", 5 * games if measure_games is None else measure_games, 2)
     if isinstance(habits, str) or not all(isinstance(h, str) for h in habits):
         raise ValueError(f"habits: {habits!r} is not allowed; allowed: a sequence of policy names")
     groups = context_groups(variant, bands)

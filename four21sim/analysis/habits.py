@@ -25,22 +25,19 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
-from ..rules import dice
-from ..policies import KEEP_DTYPE, Policy, compile_policy, table_policy
+from .. import policies
 from ..exact.two_player import policy_chain
-from ..rules.variants import Variant, get_preset
+from ..policies import Policy, compile_policy, table_policy
+from ..rules import dice
+from ..rules.variants import PRESETS, Variant, as_variant
 
 __all__ = ["HABITS", "habit_mistakes", "corrected_policy", "win_share", "leader_profile", "describe_mistake"]
 
-HABITS = ("sec", "chase421", "greedy", "table-aware")
+HABITS = policies.HABITS  # the registry's habits
 """The named table policies (the habits people play); ``optimal`` is the yardstick."""
 
 _NH = dice.N_HANDS
 _P0 = dice.THROW_COUNTS[dice.EMPTY_KEEP] / 216.0
-
-
-def _as_variant(variant) -> Variant:
-    return get_preset(variant) if isinstance(variant, str) else variant
 
 
 def expand(policy: Policy, variant: Variant) -> Policy:
@@ -56,7 +53,7 @@ def expand(policy: Policy, variant: Variant) -> Policy:
 def corrected_policy(variant, habit: str, decision: dict) -> Policy:
     """The habit playing optimally in one situation (a row of :func:`habit_mistakes`), in every
     game state, and as itself everywhere else."""
-    v = _as_variant(variant)
+    v = as_variant(variant)
     pol = expand(compile_policy(habit, v), v)
     opt = compile_policy("optimal", v, players=2)
     lead, foll = pol.lead.copy(), pol.foll.copy()
@@ -77,7 +74,7 @@ def corrected_policy(variant, habit: str, decision: dict) -> Policy:
 def win_share(variant, policy, opponent="optimal") -> float:
     """Exact win share of ``policy`` against ``opponent``, 2 players, seats averaged."""
     from ..policies import evaluate
-    v = _as_variant(variant)
+    v = as_variant(variant)
     return (evaluate(v, [policy, opponent])["p_seat0"] + 1 - evaluate(v, [opponent, policy])["p_seat0"]) / 2
 
 
@@ -157,7 +154,8 @@ def _departures(v: Variant, hab: Policy, opt: Policy) -> dict:
                         for hl, h in zip(*np.nonzero(diff)):
                             w = visits * ends[hl, c - 1] * freach[hl, c - 1, made - 1, h]
                             if w > 0:
-                                out[("follower", made, c, int(hl), int(h))][int(opt.foll[ctx, hl, c - 1, made - 1, h])] += w
+                                best = int(opt.foll[ctx, hl, c - 1, made - 1, h])
+                                out[("follower", made, c, int(hl), int(h))][best] += w
     return out
 
 
@@ -190,7 +188,7 @@ def habit_mistakes(variant, habit: str, top: int = 10, screen: int = 40) -> pd.D
         game, seats averaged), ``cost`` (win share: 0.004 = 0.4 points),
         ``sentence``; ``attrs["win_share"]`` is the habit's exact win share.
     """
-    v = _as_variant(variant)
+    v = as_variant(variant)
     if habit not in HABITS:
         raise ValueError(f"habit: {habit!r} is not allowed; allowed: {', '.join(HABITS)}")
     hab = expand(compile_policy(habit, v), v)
@@ -264,13 +262,13 @@ def leader_profile(policy: Policy, ctx: int = 0) -> tuple[np.ndarray, np.ndarray
     return ends.sum(axis=0), ends.sum(axis=1)
 
 
-def study(variants=("super421", "super421-lebon", "montreal", "classic"), habits=HABITS, top: int = 10,
+def study(variants=tuple(PRESETS), habits=HABITS, top: int = 10,
           screen: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every habit at every variant: (mistakes, summary). The summary gives each habit's exact
     win share against optimal play and its costliest mistake."""
     mistakes, summary = [], []
     for name in variants:
-        v = _as_variant(name)
+        v = as_variant(name)
         for habit in habits:
             df = habit_mistakes(v, habit, top=top, screen=screen)
             mistakes.append(df)

@@ -16,21 +16,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .._util.checks import check_int
+from ..engine.simulation import SHARE_UNIT, simulate, win_units
+from ..engine.stats import Z95
 from ..policies import Policy, compile_policy, median_hand, resolve_policies, table_policy
 from ..policies.heuristics import threshold_leader
 from ..rules import dice
-from ..engine.simulation import SHARE_UNIT, simulate, win_units
-from ..engine.stats import Z95
-from ..rules.variants import Variant, get_preset
+from ..rules.variants import Variant, as_variant
 
 __all__ = ["tournament", "head_to_head", "best_response_threshold", "threshold_policy"]
 
 _CHUNK = 250_000
-
-
-def _check_games(games) -> None:
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games: {games!r} is not allowed; allowed: an integer >= 1")
 
 
 def _shares(records: pd.DataFrame, seat: int) -> np.ndarray:
@@ -45,7 +41,7 @@ def head_to_head(variant: Variant, a, b, players: int = 2, games: int = 100_000,
     Returns a dict with A's mean win share (``score``), its 95% interval, the
     share of a seat under equal play (``fair`` = 1/players) and A's share by seat.
     """
-    _check_games(games)
+    games = check_int("games", games, 1)
     total = total_sq = 0.0
     by_seat = np.zeros(players)
     done = 0
@@ -97,9 +93,8 @@ def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", 
         roles swapped (its score is one minus A's), so the second of each such pair is
         marked and must not be counted again in any test or tally.
     """
-    if isinstance(variant, str):
-        variant = get_preset(variant)
-    _check_games(games)
+    variant = as_variant(variant)
+    games = check_int("games", games, 1)
     policies = list(policies)
     if len(policies) < 2:
         raise ValueError("policies: a tournament needs at least 2 policies")
@@ -149,8 +144,7 @@ def best_response_threshold(variant: Variant | str, players: int = 4, games: int
 
     Returns a frame, one row per (round, candidate): threshold hand, score and interval.
     """
-    if isinstance(variant, str):
-        variant = get_preset(variant)
+    variant = as_variant(variant)
     order = [int(h) for h in dice.ORDER[variant.ranking_index][:candidates]]
     current = threshold_policy(variant, median_hand(variant.ranking))
     rows = []

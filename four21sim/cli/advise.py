@@ -13,8 +13,9 @@ import json
 import sys
 from collections.abc import Sequence
 
+from ..advice.advisor import ROLES, Advice, format_advice
+from ..advice.advisor import advise as _advise
 from ..exact import odds
-from ..advice.advisor import ROLES, Advice, advise as _advise, format_advice
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim advise"

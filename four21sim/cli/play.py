@@ -15,8 +15,8 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ..rules import dice
 from ..advice.play import GameResult, Turn, parse_keep, play_game
+from ..rules import dice
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
 from ._common import add_variant_options, add_version, run, variant_from_args
 
@@ -80,7 +80,8 @@ class Terminal:
             label = dice.keep_label(d["hand"], d["keep"])
             w(f"    and {'stops' if label == 'stop' else 'keeps ' + label}")
         elif event == "result":
-            hands = ", ".join(f"{self.name(s)} {dice.hand_name(h)} ({d['throws'][s]} throw{'s' if d['throws'][s] > 1 else ''})"
+            hands = ", ".join(f"{self.name(s)} {dice.hand_name(h)} "
+                              f"({d['throws'][s]} throw{'s' if d['throws'][s] > 1 else ''})"
                               for s, h in d["hands"].items())
             n = f"{d['swing']} token{'s' if d['swing'] != 1 else ''}"
             winner, loser = self.name(d["winner"]), self.name(d["loser"])
@@ -111,7 +112,8 @@ class Terminal:
             kwargs.pop("phase")
         adv = advise(dice.hand_name(t.hand), exact=False, **kwargs)
         r = adv.best_round
-        text = f"  hint: for the round, {'stop' if r.stop else 'keep ' + r.keep} ({adv.measure} = {100 * float(r.value):.1f}%)"
+        text = (f"  hint: for the round, {'stop' if r.stop else 'keep ' + r.keep} "
+                f"({adv.measure} = {100 * float(r.value):.1f}%)")
         if adv.game is not None:
             g = adv.best_game
             text += f"; for the game, {'stop' if g.stop else 'keep ' + g.keep} (P(win the game) = {100 * g.value:.1f}%)"

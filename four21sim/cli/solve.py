@@ -15,11 +15,11 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ..rules import dice
 from ..exact.leading import lead_summary, lead_summary3
-from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
 from ..exact.solver3 import OBJECTIVES, check_players, format_summary
 from ..exact.solver3 import solve as solve3
+from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
+from ..rules import dice
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim solve"

@@ -15,10 +15,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..policies import POLICY_NAMES
-from ._common import add_version, run
-from ..study.spec import DEFAULT_STUDY, MAX_CONFIGURATIONS, MAX_GAMES, MAX_ROUNDS, MAX_TASKS, Study, load_study, \
-    parse_lineup
 from ..study.run import run_sweep
+from ..study.spec import (
+    DEFAULT_STUDY,
+    MAX_CONFIGURATIONS,
+    MAX_GAMES,
+    MAX_ROUNDS,
+    MAX_TASKS,
+    Study,
+    load_study,
+    parse_lineup,
+)
+from ._common import add_version, run
 
 __all__ = ["build_parser", "main", "study_from_args", "run_sweep"]
 

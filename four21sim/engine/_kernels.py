@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import layout as Y
-from ..rules import kernel as R
-from ..rules import dice
 from .._util.jit import JIT, PARALLEL_JIT, ix, njit, prange
 from ..policies.contexts import CTX_ROUND, CTX_TOKENS, round_state_index
+from ..rules import dice
+from ..rules import kernel as R
+from . import layout as Y
 from ._stream import draw_small, fill_dice, game_key, kernel_table, mix64, rethrow, signed_tables, start_game, throw3  # noqa: F401
 
 # Bump when a change alters the games played from a seed (stream, draw order, rules):

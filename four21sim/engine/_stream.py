@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import dice
 from .._util.jit import JIT, njit
+from ..rules import dice
 
 _U = np.uint64
 _GAMMA = _U(0x9E3779B97F4A7C15)

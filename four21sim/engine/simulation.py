@@ -22,15 +22,15 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .._util import display as _display
+from .._util.checks import check_int
+from ..policies import Policy, resolve_policies
+from ..rules import dice
+from ..rules import kernel as R
+from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
 from . import _kernels as K
 from . import layout as Y
-from ..rules import kernel as R
-from ..rules import dice
-from .._util import display as _display
-from ..policies import Policy, resolve_policies
-from .stats import Z95, Estimate, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval, \
-    wilson
-from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, get_preset
+from .stats import Z95, Estimate, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval, wilson
 
 __all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS"]
 
@@ -116,14 +116,6 @@ def pack_policies(policies: Sequence[Policy]):
             np.asarray(seat_pol, dtype=np.uint8))
 
 
-def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo \
-            or (hi is not None and value > hi):
-        allowed = f"an integer from {lo} to {hi}" if hi is not None else f"an integer >= {lo}"
-        raise ValueError(f"{name}: {value!r} is not allowed; allowed: {allowed}")
-    return int(value)
-
-
 def simulate(variant: Variant | str, players: int = 2, policies="sec", games: int = 100_000, seed: int = 0, *,
              records: bool = False, first_game: int = 0, threads: int | None = None,
              block: int = DEFAULT_BLOCK, max_rounds: int = 100_000,
@@ -163,20 +155,17 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     -------
     SimulationResult
     """
-    if isinstance(variant, str):
-        variant = get_preset(variant)
-    if not isinstance(variant, Variant):
-        raise ValueError(f"variant: {variant!r} is not a Variant or preset name")
-    players = _check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
-    games = _check_int("games", games, 1)
-    seed = _check_int("seed", seed, 0, 2**64 - 1)
-    first_game = _check_int("first_game", first_game, 0, 2**63 - 1 - games)
-    block = _check_int("block", block, 1)
-    max_rounds = _check_int("max_rounds", max_rounds, 1)
+    variant = as_variant(variant)
+    players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
+    games = check_int("games", games, 1)
+    seed = check_int("seed", seed, 0, 2**64 - 1)
+    first_game = check_int("first_game", first_game, 0, 2**63 - 1 - games)
+    block = check_int("block", block, 1)
+    max_rounds = check_int("max_rounds", max_rounds, 1)
     if records and games > MAX_RECORD_GAMES:
         raise ValueError(f"games: {games} games with records=True; allowed: at most {MAX_RECORD_GAMES}")
     if threads is not None:
-        threads = _check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
+        threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     pols = resolve_policies(variant, players, policies)
     pk, lead, foll, seat_pol = pack_policies(pols)
     prm = variant_params(variant, max_rounds)

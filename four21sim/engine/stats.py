@@ -83,7 +83,9 @@ def _betacf(a: float, b: float, x: float) -> float:
     h = d
     for m in range(1, 10_000):
         m2 = 2 * m
-        for num in (m * (b - m) * x / ((a + m2 - 1) * (a + m2)), -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))):
+        even = m * (b - m) * x / ((a + m2 - 1) * (a + m2))
+        odd = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))
+        for num in (even, odd):
             d = 1.0 + num * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + num / c

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._util.jit import JIT, njit
 from ..rules import dice
 from ..rules import kernel as R
-from .._util.jit import JIT, njit
 from ._two_player_kernels import _KT_HAND, _KT_PROB, _KT_START, _N_PARTIAL, _P0, _best_keep, _final_hands
 
 _NH = dice.N_HANDS

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import kernel as R
-from ..rules import dice
 from .._util.jit import JIT, njit
+from ..rules import dice
+from ..rules import kernel as R
 
 _NH = dice.N_HANDS
 _FULL = dice.FULL_KEEP
@@ -20,7 +20,8 @@ _HAND_KEEPS = np.ascontiguousarray(dice.HAND_KEEPS)
 _N_HAND_KEEPS = np.ascontiguousarray(dice.N_HAND_KEEPS)
 _KT_START = np.ascontiguousarray(dice.KT_START)
 _KT_HAND = np.ascontiguousarray(dice.KT_HAND)
-_KT_PROB = np.ascontiguousarray(dice.KT_COUNT / dice.KT_DENOM[np.repeat(np.arange(dice.N_KEEPS), np.diff(dice.KT_START))])
+_KT_PROB = np.ascontiguousarray(
+    dice.KT_COUNT / dice.KT_DENOM[np.repeat(np.arange(dice.N_KEEPS), np.diff(dice.KT_START))])
 _P0 = np.ascontiguousarray(dice.THROW_COUNTS[0] / 216.0)
 
 # Keeps whose values differ by less than this are ties, settled by the order of
@@ -31,7 +32,8 @@ KEEP_TIE = 1e-12
 
 @njit(**JIT)
 def _compiled_tables():
-    return (_HAND_KEEPS.copy(), _N_HAND_KEEPS.copy(), _KT_START.copy(), _KT_HAND.copy(), np.array([_FULL]), np.array([_NH]),)
+    return (_HAND_KEEPS.copy(), _N_HAND_KEEPS.copy(), _KT_START.copy(), _KT_HAND.copy(), np.array([_FULL]),
+            np.array([_NH]),)
 
 
 def compiled_tables() -> dict:

@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 
 from ..rules import kernel as R
-from .two_player import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 from ..rules.variants import Variant
+from .two_player import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 
 __all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values3", "lead_summary3"]
 

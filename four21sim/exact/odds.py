@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._util.checks import check_int
 from ..rules import dice
 
 __all__ = ["OBJECTIVES", "ADVICE_OBJECTIVES", "FOLLOWER_RULES", "TurnOdds", "turn_odds", "keep_advice", "Keep",
@@ -143,8 +144,7 @@ class TurnOdds:
 
 
 def _check_throws(throws: int) -> None:
-    if isinstance(throws, bool) or not isinstance(throws, (int, np.integer)) or not 1 <= throws <= 3:
-        raise ValueError(f"throws: {throws!r} is not allowed; allowed: 1, 2 or 3")
+    check_int("throws", throws, 1, 3, "1, 2 or 3")
 
 
 def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) -> TurnOdds:
@@ -154,7 +154,7 @@ def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) ->
     values = [list(reward)]
     keep_values: list = [[{} for _ in range(dice.N_HANDS)]]
     best_keep: list = [[-1] * dice.N_HANDS]
-    for m in range(1, MAX_THROWS_LEFT + 1):
+    for _ in range(1, MAX_THROWS_LEFT + 1):
         prev = values[-1]
         # Value of every keep once; a hand's choice is a max over its few keeps.
         kval = {}
@@ -232,10 +232,7 @@ def _as_hand(text, option: str) -> int:
 
 
 def _check_throws_left(throws_left) -> int:
-    if isinstance(throws_left, bool) or not isinstance(throws_left, (int, np.integer)) \
-            or not 0 <= throws_left <= MAX_THROWS_LEFT:
-        raise ValueError(f"throws_left: {throws_left!r} is not allowed; allowed: 0, 1 or 2")
-    return int(throws_left)
+    return check_int("throws_left", throws_left, 0, MAX_THROWS_LEFT, "0, 1 or 2")
 
 
 def choose_objective(objective: str | None, beat, reach, role: str = "follower") -> tuple[str, object]:
@@ -302,10 +299,8 @@ def keep_advice(hand, throws_left: int = 2, objective: str | None = None, target
     -------
     list of Keep
     """
-    from ..rules.variants import Variant, get_preset
-    v = get_preset(variant) if isinstance(variant, str) else variant
-    if not isinstance(v, Variant):
-        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
+    from ..rules.variants import as_variant
+    v = as_variant(variant)
     h = _as_hand(hand, "hand")
     throws_left = _check_throws_left(throws_left)
     if target is not None:

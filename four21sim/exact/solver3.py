@@ -73,13 +73,14 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._util.checks import check_int
+from ..rules import dice
 from ..rules import kernel as R
+from ..rules.variants import Variant
 from . import _solver3_kernels as K3
 from . import store as cache
-from ..rules import dice
 from ._two_player_kernels import FOLLOWER_LOSES, LEADER_LOSES, TIE
 from .two_player import MAX_SOLVER_TOKENS, _round_table_cached
-from ..rules.variants import Variant
 
 __all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS_3", "Solution3", "solve", "check_players", "check_objective",
            "format_summary", "decisions"]
@@ -92,9 +93,7 @@ _DEC = np.int64
 
 
 def check_players(players) -> int:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= MAX_PLAYERS:
-        raise ValueError(f"players: {players!r} is not allowed; allowed: 2 or 3 (exact solver)")
-    return int(players)
+    return check_int("players", players, 2, MAX_PLAYERS, "2 or 3 (exact solver)")
 
 
 def check_objective(objective) -> str:
@@ -125,11 +124,8 @@ def _patterns(n: int) -> tuple[np.ndarray, np.ndarray]:
             for w in winners:
                 m[lo, w] += 1.0 / (len(losers) * len(winners))
         s = tuple(int(np.sign(keys[i] - keys[j])) + 1 for i in range(n) for j in range(i + 1, n))
-        for code, p in enumerate(pats):
-            if np.array_equal(p, m):
-                break
-        else:
-            code = len(pats)
+        code = next((i for i, p in enumerate(pats) if np.array_equal(p, m)), len(pats))
+        if code == len(pats):
             pats.append(m)
         sig[s] = code
     return np.array(pats), sig
@@ -520,7 +516,7 @@ def _best_responses(S_: _Solver, basis: np.ndarray, V_charge: np.ndarray, V: np.
     it = 0
     dech = S_.dech
     if len(dech):
-        for it in range(1, max_iter + 1):
+        for it in range(1, max_iter + 1):  # noqa: B007  (it is returned)
             residual = 0.0
             for s in dech:
                 for r in range(n):

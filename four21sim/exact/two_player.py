@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from .._util import display as _display
-from ..rules import kernel as R
-from . import _two_player_kernels as SK
+from .._util.checks import check_float
 from ..rules import dice
+from ..rules import kernel as R
 from ..rules.variants import Variant
+from . import _two_player_kernels as SK
 
 __all__ = ["Solution", "solve", "evaluate", "round_table", "check_state", "leader_keep_values", "follower_keep_values",
            "MAX_SOLVER_TOKENS", "KEEP_TIE"]
@@ -212,8 +213,7 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000):
     """
     if not isinstance(variant, Variant):
         raise ValueError(f"variant: {variant!r} is not a Variant")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < float("inf"):
-        raise ValueError(f"tol: {tol!r} is not allowed; allowed: a finite number > 0")
+    check_float("tol", tol, 0, lo_open=True)
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
@@ -360,7 +360,7 @@ def _expected_rounds(variant, V, lead, foll, tables, max_pay, prm) -> np.ndarray
         A = np.eye(len(dech))
         c = np.ones(len(dech))
         for i, (a, b) in enumerate(dech):
-            for pr, nxt, same in _transitions(0, a, b, dists[(0, a, b)], prm):
+            for pr, nxt, _ in _transitions(0, a, b, dists[(0, a, b)], prm):
                 if nxt is not None:
                     A[i, idx[(nxt[1], nxt[2])]] -= pr
         x = np.linalg.solve(A, c)
@@ -370,7 +370,7 @@ def _expected_rounds(variant, V, lead, foll, tables, max_pay, prm) -> np.ndarray
         for a in range(T + 1 - pot):
             b = T - pot - a
             r = 1.0
-            for pr, nxt, same in _transitions(pot, a, b, dists[(pot, a, b)], prm):
+            for pr, nxt, _ in _transitions(pot, a, b, dists[(pot, a, b)], prm):
                 if nxt is not None:
                     r += pr * R[nxt]
             R[pot, a, b] = r

@@ -3,8 +3,21 @@ engine reads (:mod:`.tables`, :mod:`.contexts`), one builder per habit (:mod:`.h
 and exact solutions as tables (:mod:`.optimal`)."""
 
 from .heuristics import median_hand
-from .registry import (ALIASES, HABITS, POLICY_NAMES, REGISTRY, TABLE_POLICIES, PolicySpec, canonical_name,
-                       check_available, compile_policy, evaluate, policies_for, policy_help, resolve_policies)
+from .registry import (
+                       ALIASES,
+                       HABITS,
+                       POLICY_NAMES,
+                       REGISTRY,
+                       TABLE_POLICIES,
+                       PolicySpec,
+                       canonical_name,
+                       check_available,
+                       compile_policy,
+                       evaluate,
+                       policies_for,
+                       policy_help,
+                       resolve_policies,
+)
 from .tables import KEEP_DTYPE, Policy, check_policy, table_policy
 
 __all__ = ["Policy", "PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "HABITS", "ALIASES", "KEEP_DTYPE",

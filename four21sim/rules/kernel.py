@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dice
 from .._util.jit import JIT, njit
+from . import dice
 
 # ---------------------------------------------------------------- the variant as integers
 P_TOKENS, P_CHARGE_THROWS, P_DECHARGE_THROWS, P_EXACT, P_FTW, P_CUM_CHARGE, P_CUM_DECHARGE, \

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dice
 
-__all__ = ["Variant", "Option", "OPTION_TABLE", "PRESETS", "OPTIONS", "get_preset", "parse_overrides",
+__all__ = ["Variant", "Option", "OPTION_TABLE", "PRESETS", "OPTIONS", "as_variant", "get_preset", "parse_overrides",
            "options_markdown", "MIN_PLAYERS", "MAX_PLAYERS"]
 
 # The player counts the package plays: seats are bits of an int64 mask and 840 = lcm(1..8)
@@ -352,6 +352,21 @@ PRESETS: dict[str, Variant] = {
     "classic": Variant(tokens=21, ranking="classic", values="classic", charge_throws=1, followers="at_most",
                        fewer_throws_wins=True, cumulative="decharge", nenette_min=0, end="last_holder"),
 }
+
+
+def as_variant(variant, overrides=()) -> Variant:
+    """A :class:`Variant` from a Variant or a preset name, with ``key=value`` overrides applied.
+
+    The one place where a preset name becomes rules: every public function that takes
+    ``variant`` calls this, so ``"super421"`` and ``Variant.from_preset("super421")``
+    are the same everywhere.
+    """
+    if isinstance(variant, Variant):
+        return variant.with_options(overrides) if overrides else variant
+    if isinstance(variant, str):
+        return Variant.from_preset(variant, overrides) if overrides else get_preset(variant)
+    raise ValueError(f"variant: {variant!r} is not allowed; allowed: a Variant or a preset name "
+                     f"({', '.join(PRESETS)})")
 
 
 def get_preset(name: str) -> Variant:

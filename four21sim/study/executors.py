@@ -33,8 +33,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from .tasks import Task, run_task
 
-__all__ = ["work", "build_policy", "warm_policy", "warm_policies", "warm_up", "run_in_process", "run_processes", "check_scheduler", "open_client",
-           "run_on_dask", "close", "probe_scheduler", "CONNECT_TIMEOUT"]
+__all__ = ["work", "build_policy", "warm_policy", "warm_policies", "warm_up", "run_in_process", "run_processes",
+           "check_scheduler", "open_client", "run_on_dask", "close", "probe_scheduler", "CONNECT_TIMEOUT"]
 
 CONNECT_TIMEOUT = 10.0
 _LOCAL = re.compile(r"^local:(\d+)$")
@@ -75,6 +75,7 @@ def warm_policies(items: list, processes: int) -> None:
     """
     import json
     import subprocess
+
     from ..exact.store import cache_dir
     from ..policies import check_available
     items = [it for it in items if check_available(it[2], it[0], it[1]).warm is not None]
@@ -103,6 +104,7 @@ def warm_policies(items: list, processes: int) -> None:
 def _warm_child(spec: str) -> None:
     """Entry point of a child of :func:`warm_policies`."""
     import json
+
     from ..rules.variants import Variant
     d = json.loads(spec)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and kills its children
@@ -315,7 +317,8 @@ def run_on_dask(client, pending: list[Task], configs, seed: int, max_rounds: int
     futures = {}
     for t in pending:
         c = configs[t.config]
-        fut = client.submit(work, c, seed, t.first_game, t.games, max_rounds, key=f"four21-{t.config}-{c.key}-{t.block:06d}",
+        fut = client.submit(work, c, seed, t.first_game, t.games, max_rounds,
+                            key=f"four21-{t.config}-{c.key}-{t.block:06d}",
                             pure=False, retries=retries)
         futures[fut] = t
     for fut in distributed.as_completed(list(futures)):

@@ -114,8 +114,9 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         dl = rl[rl["leader_loses_decharge"].notna() & (rl["players"] == 2)]
         if not dl.empty:
             out.append(f"**Leading a décharge round, 2 players** ('{ref}', simulated): the leader loses "
-                       + ", ".join(f"{_ci(r.leader_loses_decharge, r.leader_loses_decharge_low, r.leader_loses_decharge_high)}"
-                                   f" of décharge rounds in {r.variant}" for r in dl.itertuples())
+                       + ", ".join(_ci(r.leader_loses_decharge, r.leader_loses_decharge_low,
+                                       r.leader_loses_decharge_high) + f" of décharge rounds in {r.variant}"
+                                   for r in dl.itertuples())
                        + " (50% would make leading worthless).")
     lead = tables.get("leading")
     if lead is not None and not lead.empty:
@@ -139,7 +140,8 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             opt = ex[(ex["lineup"] == "optimal") & (ex["players"] == 2)]
             parts = [f"{r.variant} {_pp(round(r.fpa_exact, 9) + 0.0, 3)}" for r in opt.itertuples()]
             out.append("**Two players, exactly:** " + (
-                "under optimal play the first player's advantage is " + ", ".join(parts) + " (exact). " if parts else "")
+                "under optimal play the first player's advantage is " + ", ".join(parts) + " (exact). "
+                if parts else "")
                 + f"The simulated advantage's 95% interval contains the exact value (solvers) in {inside} of "
                   f"{len(ex)} configurations with exact values (2 and 3 players).")
             opt3 = ex[(ex["lineup"] == "optimal") & (ex["players"] == 3)]
@@ -159,7 +161,8 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             t = rl.sort_values("p_take_ge_10")
             a, b = t.iloc[0], t.iloc[-1]
             out.append(f"**What a game costs a player** ('{ref}'; tokens a player takes in a game, median/90th/99th "
-                       f"percentile): {a.taken_p50}/{a.taken_p90}/{a.taken_p99} in {a.variant} with {a.players} players "
+                       f"percentile): {a.taken_p50}/{a.taken_p90}/{a.taken_p99} in {a.variant} with {a.players} "
+                       "players "
                        f"(P(taking 10 or more) {_pct(a.p_take_ge_10)}) up to {b.taken_p50}/{b.taken_p90}/"
                        f"{b.taken_p99} in {b.variant} with {b.players} players ({_pct(b.p_take_ge_10)}).")
     if not skill.empty:
@@ -260,7 +263,8 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     lines += ["", "## Who pays", "",
               "The measure a bar cares about: the game's loser pays (docs/rules.md defines the loser per end "
               "rule; k tied losers pay 1/k each). `pays` columns are P(pay) with 95% intervals; `unfairness` is the "
-              "largest gap between a seat's P(pay) and 1/players (simultaneous 95% interval: every seat's interval at the Bonferroni level, conservative); `test p (Holm)` "
+              "largest gap between a seat's P(pay) and 1/players (simultaneous 95% interval: every seat's interval "
+              "at the Bonferroni level, conservative); `test p (Holm)` "
               "is the joint test that every seat pays equally (Hotelling's T² on the per-game pay shares), "
               "Holm-adjusted over the distinct configurations; `win test p (Holm)` the same on win shares. "
               "`same games as`: this configuration plays exactly the games of another one (counted once).", ""]
@@ -279,14 +283,16 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
             "win test p (Holm)": fair["seat_test_win_p_holm"].map(_p),
             "first-player adv. (pp)": [f"{100 * v:+.2f} [{100 * a:+.2f}, {100 * b:+.2f}]" for v, a, b in
                                        zip(fair["first_player_advantage"], fair["fpa_low"], fair["fpa_high"])],
-            "exact adv. (pp)": fair["fpa_exact"].map(lambda x: "" if math.isnan(x) else f"{round(100 * x, 4) + 0.0:+.3f}"),
+            "exact adv. (pp)": fair["fpa_exact"].map(
+                lambda x: "" if math.isnan(x) else f"{round(100 * x, 4) + 0.0:+.3f}"),
             "same games as": fair["same_games_as"],
         })
         lines += [_md_table(t), ""]
     if not scores.empty:
         lines += ["## Fairness score, in tied groups", "",
                   f"Score = mean over the player counts of the paying-seat unfairness (pp), everyone playing "
-                  f"'{ref}', with its simultaneous 95% interval (Bonferroni over every seat of every player count: conservative). Sorted by score, a variant joins the "
+                  f"'{ref}', with its simultaneous 95% interval (Bonferroni over every seat of every player count: "
+                  "conservative). Sorted by score, a variant joins the "
                   "current group while its interval overlaps the interval of the group's first member: within a "
                   "group, noise cannot separate the variants, so they are not ranked.", ""]
         sc = pd.DataFrame({"group": scores["group"], "variant": scores["variant"],
@@ -309,7 +315,8 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
         lines += ["## Fairness against skill", "",
                   f"Per variant and player count ('{ref}'): the share of games in which nobody decides anything "
                   "(every round thrown with a 1-throw limit: pure chance), the skill edge (one skilled player "
-                  "among habit players: how much less often than 1/players it pays), the value of leading (exact, 2 and 3 players, "
+                  "among habit players: how much less often than 1/players it pays), the value of leading (exact, "
+                  "2 and 3 players, "
                   "optimal play: mean over the décharge states a game visits of P(pay | another leads) − "
                   "P(pay | I lead); "
                   "simulated: the leader's per-round chance of losing a décharge round), the round-1 loser's "
@@ -324,7 +331,8 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
                for lu in [c[len("skill_pay_edge["):-1] for c in fvs.columns if c.startswith("skill_pay_edge[")]},
             "lead value, décharge (exact)": fvs["lead_value_decharge_exact"].map(
                 lambda x: "" if math.isnan(x) else f"{100 * x:+.2f} pp"),
-            "leader loses a décharge round": [("" if math.isnan(v) else f"{100 * v:.1f}% [{100 * a:.1f}, {100 * b:.1f}]")
+            "leader loses a décharge round": [("" if math.isnan(v)
+                                               else f"{100 * v:.1f}% [{100 * a:.1f}, {100 * b:.1f}]")
                                               for v, a, b in zip(fvs["leader_loses_decharge"],
                                                                  fvs["leader_loses_decharge_low"],
                                                                  fvs["leader_loses_decharge_high"])],

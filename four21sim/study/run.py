@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import __version__
 from .._util.atomic import temp_path, write_text_atomic
+from .._util.checks import check_int
 from .lock import FolderLock, remove_orphans
 from .spec import Config, Study
 from .tasks import Task, check_part, make_tasks, part_identity, part_keys, part_path
@@ -258,8 +259,7 @@ def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None,
         another run (:class:`~four21sim.study.lock.FolderBusy`).
     """
     from . import executors
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"--workers: {workers!r} is not allowed; allowed: an integer >= 1")
+    check_int("--workers", workers, 1)
     if warn is None:
         def warn(msg: str) -> None:
             print(f"sweep: warning: {msg}", file=sys.stderr)

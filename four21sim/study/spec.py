@@ -50,6 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._util.checks import check_int
 from ..policies import POLICY_NAMES, REGISTRY
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, OPTION_TABLE, PRESETS, Variant, parse_overrides
 
@@ -156,7 +157,7 @@ class Study:
     seed: int = 421
     games: int = 200_000
     task_games: int = 100_000
-    variants: tuple = ("super421", "super421-lebon", "montreal", "classic")
+    variants: tuple = tuple(PRESETS)  # every preset, in the registry's order
     players: tuple = (2, 3, 4, 6)
     lineups: tuple = ("sec", "greedy", "table-aware", "optimal", "one:greedy/sec", "one:optimal/greedy")
     set: tuple = ()
@@ -171,10 +172,8 @@ class Study:
             raise ValueError(f"name: {self.name!r} is not allowed; allowed: a non-empty file-name-like word")
         for key, lo, hi in (("seed", 0, 2**64 - 1), ("games", 1, MAX_GAMES), ("task_games", 1, None),
                             ("max_rounds", 1, MAX_ROUNDS)):
-            v = getattr(self, key)
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-                allowed = f"an integer from {lo} to {hi:,}" if hi is not None else f"an integer >= {lo}"
-                raise ValueError(f"{key}: {v!r} is not allowed; allowed: {allowed}")
+            check_int(key, getattr(self, key), lo, hi,
+                      f"an integer from {lo} to {hi:,}" if hi is not None else None)
         for key in ("players", "lineups", "variants", "variant", "set"):
             if not isinstance(getattr(self, key), (tuple, list)):
                 raise ValueError(f"{key}: {getattr(self, key)!r} is not allowed; allowed: a list")

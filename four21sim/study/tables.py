@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from .. import policies
-from .fairness import games_identity, hist_quantiles, score_with_interval, tied_groups
 from ..engine.simulation import DISTRIBUTIONS, PHASES, SimulationResult
 from ..engine.stats import Z95, holm
+from .fairness import games_identity, hist_quantiles, score_with_interval, tied_groups
 from .spec import Config, Study
 from .tasks import SHARE_UNIT, make_tasks, part_identity, part_keys, part_path, read_part
 
@@ -84,7 +84,7 @@ def build_tables(study: Study, configs: list[Config], merged: list[dict]) -> dic
             runaways.append(dict(cols, games=study.games, runaway_games=int(cnt["one_runaway"][0])))
             if g == 0:  # every game ran away: nothing to measure
                 continue
-            def mean_ci(what: str) -> tuple[float, float]:
+            def mean_ci(what: str, cnt=cnt, n=n, g=g) -> tuple[float, float]:
                 # per game: A's share averaged over its seat rotations (paired, common random numbers)
                 mean = float(cnt[f"one_{what}sum"][0]) / (n * SHARE_UNIT * g)
                 ex2 = float(cnt[f"one_{what}sumsq"][0]) / ((n * SHARE_UNIT) ** 2 * g)
@@ -348,9 +348,9 @@ def _three_optimal(c: Config) -> bool:
 def _exact_rows(study: Study, configs: list[Config]) -> list[dict]:
     """Exact values of every 2-player line-up made of table policies (solver), and of
     ``optimal`` with 3 players (the equilibrium of solver3)."""
-    from ..policies import evaluate
-    from ..exact.two_player import MAX_SOLVER_TOKENS
     from ..exact.solver3 import solve as solve3
+    from ..exact.two_player import MAX_SOLVER_TOKENS
+    from ..policies import evaluate
     rows = []
     for c in configs:
         if _three_optimal(c):
