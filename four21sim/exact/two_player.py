@@ -218,41 +218,67 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000):
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
     t0 = time.perf_counter()
-    tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
-    max_pay = int(max(t[1].max() for t in tables))
-    prm = R.params(variant)
-    V = np.zeros((T + 1, T + 1, T + 1))
-    n_ctx = (T + 1) ** 2
-    stop = (dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE)
-    lead = np.broadcast_to(stop, (n_ctx, 2, _NH)).copy()
-    # unused follower entries re-throw everything: legal under both follower rules
-    foll = np.zeros((n_ctx, _NH, 3, 2, _NH), dtype=KEEP_DTYPE)
-    # entries a phase never reaches (made or count above its throw limit) stay NaN
-    lead_value = np.full((n_ctx, 3, _NH), np.nan)
-    foll_value = np.full((n_ctx, _NH, 3), np.nan)
-    lead_dec = np.zeros((2, _NH), dtype=np.int64)
-    foll_dec = np.zeros((_NH, 3, 2, _NH), dtype=np.int64)
-    lead_val = np.zeros((3, _NH))
-    foll_val = np.zeros((_NH, 3))
-    foll_lv = np.zeros((_NH, 3, 2, _NH))
+    rr = _Rounds(variant)
+    sweeps, residual = _solve_decharge(rr, tol, max_sweeps)
+    for pot in range(1, T + 1):  # the charge: acyclic, by increasing pot
+        for a in range(T + 1 - pot):
+            b = T - pot - a
+            rr.V[pot, a, b] = rr.run(pot, a, b)
+            rr.store(pot, a, b)
+    rounds = _expected_rounds(variant, rr.V, rr.lead, rr.foll, rr.tables, rr.max_pay, rr.prm)
+    return Solution(variant, rr.V, rounds, rr.lead, rr.foll, rr.lead_value, rr.foll_value, time.perf_counter() - t0,
+                    sweeps, residual)
 
-    def run(pot, a, b):
-        L, code, pay = _phase_args(variant, pot, tables)
-        lead_dec[:] = stop[None, :]
-        foll_dec[:] = 0
-        lead_val[:] = np.nan
-        foll_val[:] = np.nan
-        foll_lv[:] = np.nan
-        return SK.round_value(pot, a, b, V, prm, code, pay, max_pay, lead_dec, lead_val, foll_dec, foll_val, foll_lv)
 
-    def store(pot, a, b):
-        cl, cf = pot * (T + 1) + a, pot * (T + 1) + b
-        lead[cl] = lead_dec
-        lead_value[cl] = lead_val
-        foll[cf] = foll_dec
-        foll_value[cf] = foll_val
+class _Rounds:
+    """One variant's round solver: the values so far, the decision tables filled state by
+    state, and the buffers of the round last solved."""
 
-    # décharge: value iteration, then exact evaluation of the policy it found
+    def __init__(self, variant: Variant):
+        T = variant.tokens
+        self.variant, self.T = variant, T
+        self.tables = [_round_table_cached(variant, "charge"), _round_table_cached(variant, "decharge")]
+        self.max_pay = int(max(t[1].max() for t in self.tables))
+        self.prm = R.params(variant)
+        self.V = np.zeros((T + 1, T + 1, T + 1))
+        n_ctx = (T + 1) ** 2
+        self.stop = (dice.FULL_KEEP + np.arange(_NH)).astype(KEEP_DTYPE)
+        self.lead = np.broadcast_to(self.stop, (n_ctx, 2, _NH)).copy()
+        # unused follower entries re-throw everything: legal under both follower rules
+        self.foll = np.zeros((n_ctx, _NH, 3, 2, _NH), dtype=KEEP_DTYPE)
+        # entries a phase never reaches (made or count above its throw limit) stay NaN
+        self.lead_value = np.full((n_ctx, 3, _NH), np.nan)
+        self.foll_value = np.full((n_ctx, _NH, 3), np.nan)
+        self.lead_dec = np.zeros((2, _NH), dtype=np.int64)
+        self.foll_dec = np.zeros((_NH, 3, 2, _NH), dtype=np.int64)
+        self.lead_val = np.zeros((3, _NH))
+        self.foll_val = np.zeros((_NH, 3))
+        self.foll_lv = np.zeros((_NH, 3, 2, _NH))
+
+    def run(self, pot: int, a: int, b: int) -> float:
+        """Solve the round of state (pot, a, b) against the current values; its value to the leader."""
+        L, code, pay = _phase_args(self.variant, pot, self.tables)
+        self.lead_dec[:] = self.stop[None, :]
+        self.foll_dec[:] = 0
+        self.lead_val[:] = np.nan
+        self.foll_val[:] = np.nan
+        self.foll_lv[:] = np.nan
+        return SK.round_value(pot, a, b, self.V, self.prm, code, pay, self.max_pay, self.lead_dec, self.lead_val,
+                              self.foll_dec, self.foll_val, self.foll_lv)
+
+    def store(self, pot: int, a: int, b: int) -> None:
+        """Keep the decisions of the round last solved as the rows of its contexts."""
+        cl, cf = pot * (self.T + 1) + a, pot * (self.T + 1) + b
+        self.lead[cl] = self.lead_dec
+        self.lead_value[cl] = self.lead_val
+        self.foll[cf] = self.foll_dec
+        self.foll_value[cf] = self.foll_val
+
+
+def _solve_decharge(rr: _Rounds, tol: float, max_sweeps: int) -> tuple[int, float]:
+    """Value iteration on the décharge, then exact evaluation of the policy it found;
+    returns (sweeps, Bellman residual) and fails if the residual is above ``tol``."""
+    T = rr.T
     dech = [(a, T - a) for a in range(1, T)]
     sweeps = 0
     if dech:
@@ -260,29 +286,21 @@ def solve(variant: Variant, tol: float = 1e-12, max_sweeps: int = 100_000):
             sweeps += 1
             delta = 0.0
             for a, b in dech:
-                v = run(0, a, b)
-                delta = max(delta, abs(v - V[0, a, b]))
-                V[0, a, b] = v
+                v = rr.run(0, a, b)
+                delta = max(delta, abs(v - rr.V[0, a, b]))
+                rr.V[0, a, b] = v
             if delta < tol / 100 or sweeps >= max_sweeps:
                 break
-        _evaluate_decharge(variant, V, dech, run, (lead_dec, foll_dec), tables, max_pay, prm)
+        _evaluate_decharge(rr.variant, rr.V, dech, rr.run, (rr.lead_dec, rr.foll_dec), rr.tables, rr.max_pay,
+                           rr.prm)
     residual = 0.0
     for a, b in dech:
-        v = run(0, a, b)
-        residual = max(residual, abs(v - V[0, a, b]))
-        store(0, a, b)
+        v = rr.run(0, a, b)
+        residual = max(residual, abs(v - rr.V[0, a, b]))
+        rr.store(0, a, b)
     if residual > tol:
         raise RuntimeError(f"solver did not converge: residual {residual:.3g} > {tol:g} after {sweeps} sweeps")
-    # charge: acyclic, by increasing pot
-    for pot in range(1, T + 1):
-        for a in range(T + 1 - pot):
-            b = T - pot - a
-            V[pot, a, b] = run(pot, a, b)
-            store(pot, a, b)
-    rounds = _expected_rounds(variant, V, lead, foll, tables, max_pay, prm)
-    sol = Solution(variant, V, rounds, lead, foll, lead_value, foll_value, time.perf_counter() - t0, sweeps,
-                   residual)
-    return sol
+    return sweeps, residual
 
 
 def _outcome_dist(variant, pot, lead_dec, foll_dec, tables, max_pay):
