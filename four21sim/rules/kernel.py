@@ -37,9 +37,13 @@ from .._util.jit import JIT, njit
 from . import dice
 
 # ---------------------------------------------------------------- the variant as integers
+# What params() encodes, in order; the P_* indices follow it (a name added to one and not the
+# other fails at import: the unpacking below counts them).
+PARAM_NAMES = ("tokens", "charge_throws", "decharge_throws", "exact", "fewer_throws_wins", "cumulative_charge",
+               "cumulative_decharge", "nenette_min", "nenette_rescue", "next_leader", "end", "max_rounds")
+N_PRM = len(PARAM_NAMES)
 P_TOKENS, P_CHARGE_THROWS, P_DECHARGE_THROWS, P_EXACT, P_FTW, P_CUM_CHARGE, P_CUM_DECHARGE, \
-    P_NENETTE_MIN, P_RESCUE, P_NEXT_LEADER, P_END, P_MAX_ROUNDS = range(12)
-N_PRM = 12
+    P_NENETTE_MIN, P_RESCUE, P_NEXT_LEADER, P_END, P_MAX_ROUNDS = range(N_PRM)
 
 CHARGE, DECHARGE = 0, 1
 NEXT_LOSER, NEXT_WINNER, NEXT_SEAT = 0, 1, 2
