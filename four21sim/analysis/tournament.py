@@ -19,12 +19,12 @@ import pandas as pd
 from .._util.checks import check_int
 from ..engine.simulation import SHARE_UNIT, simulate, win_units
 from ..engine.stats import Z95
-from ..policies import Policy, compile_policy, median_hand, resolve_policies, table_policy
+from ..policies import Policy, compile_policy, resolve_policies, table_policy
 from ..policies.heuristics import threshold_leader
 from ..rules import dice
 from ..rules.variants import Variant, as_variant
 
-__all__ = ["tournament", "head_to_head", "best_response_threshold", "threshold_policy"]
+__all__ = ["tournament", "head_to_head", "threshold_policy"]
 
 _CHUNK = 250_000
 
@@ -124,44 +124,3 @@ def threshold_policy(variant: Variant, threshold: int) -> Policy:
     lead[0] = threshold_leader(variant, threshold)
     return table_policy(f"table-aware@{dice.hand_name(threshold)}", variant, lead, base.foll, 0, None,
                         {"threshold": dice.hand_name(threshold)})
-
-
-def best_response_threshold(variant: Variant | str, players: int = 4, games: int = 50_000, seed: int = 0,
-                            candidates: int = 40, rounds: int = 3) -> pd.DataFrame:
-    """Iterated best response over the ``table-aware`` leader threshold, for any player count.
-
-    Exact optimal play is not defined for 3 or more players (the game is not
-    zero-sum between two sides). This is the measurable stand-in: start with
-    every seat on ``table-aware``; in each round, try the ``candidates`` best
-    hands as the leader's stopping threshold for one player (rotating over the
-    seats, common random numbers), keep the one with the best win share, and
-    give it to everyone. It stops early when the threshold no longer changes.
-
-    What it guarantees: within the one-parameter family and up to sampling
-    noise, no single player gains by changing its own threshold at the end (an
-    approximate symmetric equilibrium of the threshold game). What it does not:
-    optimality over all policies, or over thresholds outside the candidates.
-
-    Returns a frame, one row per (round, candidate): threshold hand, score and interval.
-    """
-    variant = as_variant(variant)
-    order = [int(h) for h in dice.ORDER[variant.ranking_index][:candidates]]
-    current = threshold_policy(variant, median_hand(variant.ranking))
-    rows = []
-    for it in range(rounds):
-        best = None
-        for h in order:
-            cand = threshold_policy(variant, h)
-            r = head_to_head(variant, cand, current, players, games, seed + it)
-            rows.append(dict(round=it, threshold=dice.hand_name(h), score=r["score"], ci_low=r["ci_low"],
-                             ci_high=r["ci_high"], opponents=current.info["threshold"]))
-            if best is None or r["score"] > best[0]:
-                best = (r["score"], cand)
-        changed = best[1].info["threshold"] != current.info["threshold"]
-        current = best[1]
-        if not changed:
-            break
-    df = pd.DataFrame(rows)
-    df.attrs["final_threshold"] = current.info["threshold"]
-    return df
-
