@@ -259,8 +259,8 @@ def _state_line(out: dict) -> str:
 
 def format_text(out: dict) -> str:
     """The answer as the command prints it without ``--json``."""
-    goal = ("both playing optimally" if out["players"] == 2 else
-            f"an equilibrium where each player {'minimises its own P(pay)' if out['objective'] == 'pay' else 'maximises its own win share'}")
+    wants = "minimises its own P(pay)" if out["objective"] == "pay" else "maximises its own win share"
+    goal = "both playing optimally" if out["players"] == 2 else f"an equilibrium where each player {wants}"
     conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
     lines = [f"{out['variant']}, {out['players']} players, {goal}", _timing(out) + conv, "",
              "  seat   P(pay)     P(win)", "  " + "-" * 27]
