@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import dice
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
-__all__ = ["GameState", "parse_state", "STATE_FORMS", "start_state"]
+__all__ = ["GameState", "Turn", "parse_state", "parse_keep", "STATE_FORMS", "start_state"]
 
 STATE_FORMS = ("named fields pot=P,mine=M,theirs=T[,leader=me|them] (2 players) or pot=P,t0=A,t1=B[,t2=C...]"
                "[,leader=SEAT], or numbers POT,T0,T1[,T2...][,LEADER] in seat order")
@@ -168,3 +169,94 @@ def parse_state(text: str, players: int = 2, me: int = 0, option: str = "state")
                          f"or {players + 2} with the leading seat last; or {STATE_FORMS}")
     leader = numbers[players + 1] if len(numbers) == players + 2 else None
     return GameState(numbers[0], tuple(numbers[1:players + 1]), leader)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a player deciding sees at the table: one decision (which dice to keep).
+
+    Attributes
+    ----------
+    seat : int
+    leading : bool
+    hand : int
+        The hand held (index into :data:`four21sim.rules.dice.HANDS`).
+    made, limit : int
+        Throws made, and the most allowed (the leader's limit, or the leader's count).
+    may_stop : bool
+        Whether keeping all three dice (stopping) is allowed.
+    target : int or None
+        A follower: the worst hand on the table so far.
+    pot : int or None
+        Tokens in the pot (None when a decision table ignores the tokens, context mode 0).
+    tokens : tuple of int or None
+        Every seat's tokens (None as for ``pot``).
+    players : int
+        Seats at the table.
+    order : tuple of int
+        This round's playing order (seats), the leader first.
+    table : tuple of (seat, hand, throws)
+        The final hands of the players who played before in this round, in playing order.
+    """
+
+    seat: int
+    leading: bool
+    hand: int
+    made: int
+    limit: int
+    may_stop: bool
+    target: int | None
+    pot: int | None
+    tokens: tuple | None
+    players: int = 2
+    order: tuple = ()
+    table: tuple = ()
+
+    @property
+    def throws_left(self) -> int:
+        return self.limit - self.made
+
+    @property
+    def phase(self) -> str | None:
+        return None if self.pot is None else "charge" if self.pot > 0 else "decharge"
+
+    @property
+    def leader(self) -> int | None:
+        return self.order[0] if self.order else self.seat if self.leading else None
+
+    def keeps(self) -> list[int]:
+        """The legal keeps (indices), stop first when allowed."""
+        return dice.keeps_of(self.hand, allow_stop=self.may_stop)
+
+    def state(self) -> GameState:
+        """The state of the game this round was played from (tokens before the round)."""
+        return GameState(self.pot, tuple(self.tokens), self.leader)
+
+
+def parse_keep(text: str, hand: int, may_stop: bool = True) -> int:
+    """A keep as a person types it, for ``hand``: the dice kept (``"21"``, ``"2 1"``),
+    ``"stop"`` (or the whole hand) to stop, ``"-"`` or ``"none"`` to throw all three.
+
+    Raises ValueError naming what is allowed: the dice of the hand, ``stop`` only when
+    ``may_stop`` (an ``exact`` follower must throw again: at most two dice kept).
+    """
+    t = str(text).strip().lower()
+    name = dice.hand_name(hand)
+    allowed = (f"the dice to keep from {name} (e.g. {name[-1]}), stop, or - for none" if may_stop else
+               f"one or two dice to keep from {name} (e.g. {name[-1]}: at least one die goes back), or - for none")
+    digits = [c for c in t if c not in " _,-"]
+    if t in ("stop", "s", "keep all", "all") or (len(digits) == 3 and sorted(digits) == sorted(name)):
+        if not may_stop:
+            raise ValueError(f"keep: {text.strip()!r} is not allowed here (the 'exact' follower rule: throw again); "
+                             f"allowed: {allowed}")
+        return dice.FULL_KEEP + hand
+    if t in ("-", "none", "0", "reroll", "r", "_ _ _"):
+        return dice.EMPTY_KEEP
+    if not digits or not all(c in "123456" for c in digits) or len(digits) > 3:
+        raise ValueError(f"keep: {text.strip()!r} is not allowed; allowed: {allowed}")
+    held = list(dice.HANDS[hand])
+    for d in (int(c) for c in digits):
+        if d not in held:
+            raise ValueError(f"keep: {text.strip()!r} keeps a {d} you do not hold; allowed: {allowed}")
+        held.remove(d)
+    return dice.keep_index(int(c) for c in digits)
