@@ -131,3 +131,18 @@ def test_the_example_of_the_docs_runs():
     for code in blocks:
         exec(compile(code, "docs/environment.md", "exec"), scope)  # noqa: S102
     assert 0.0 < scope["result"]["p_seat0"] < 1.0
+
+
+def test_a_plug_in_in_a_tournament_scores_as_the_policy_it_copies():
+    # a plug-in deciding as greedy does: its line-ups play greedy's games, so the same scores
+    from four21sim.analysis.tournament import tournament
+    v = Variant.from_preset("super421", ["tokens=5"])
+    g = compile_policy("greedy", v)
+
+    def copy_of_greedy(t):
+        return _table_keep(g, t)
+
+    plain = tournament(v, ["greedy", "sec"], games=3000, seed=2)
+    plugged = tournament(v, [copy_of_greedy, "sec"], games=3000, seed=2)
+    assert list(plugged["policy_a"]) == ["copy_of_greedy", "sec"]
+    assert plugged["score"].tolist() == plain["score"].tolist()
