@@ -133,8 +133,12 @@ class Terminal:
         self.width = width or max(40, shutil.get_terminal_size((100, 24)).columns)
         self.trainer = Trainer(variant, players)  # solves only when first asked (or by main with --hint/--train)
         self.score, self.choices, self.replaying = Score(), [], False
+        self._held: list[str] | None = None  # replaying: what judge says, printed after the keep it judges
 
     def write(self, text: str) -> None:
+        if self._held is not None:
+            self._held.append(text)
+            return
         for line in text.split("\n"):
             indent = line[:len(line) - len(line.lstrip())]
             self._write(textwrap.fill(line, self.width, subsequent_indent=indent + "  ", break_long_words=False,
@@ -160,7 +164,10 @@ class Terminal:
             self.write(f"  {self._you(d['seat'], 'throw')} {_dice(d['hand'])}")
         elif event == "keep" and (d["seat"] != self.seat or self.replaying):
             mine = d["seat"] == self.seat
+            held, self._held = self._held or [], None
             self.write(f"    {'you' if mine else 'and'} {keep_words(d['hand'], d['keep'], mine)}")
+            for text in held:
+                self.write(text)
         elif event == "result":
             self._result(d)
         elif event == "end":
@@ -243,6 +250,14 @@ class Terminal:
             except ValueError as exc:
                 self.write(f"  {exc}")
 
+    def replayed(self, t: Turn, keep: int) -> None:
+        """A logged decision of the person, replayed: its throw now, its cost after its keep."""
+        self.write(f"  You throw {_dice(t.hand)}" + (f" against {dice.hand_name(t.target)}" if t.target is not None
+                                                     else "") + f" (throw {t.made} of "
+                   f"{'up to ' if t.leading else ''}{t.limit}).")
+        self._held = []
+        self.judge(t, keep)
+
     def choose(self, t: Turn) -> int:
         target = f" against {dice.hand_name(t.target)}" if t.target is not None else ""
         self.write(f"  You throw {_dice(t.hand)}{target} (throw {t.made} of {'up to ' if t.leading else ''}{t.limit}).")
@@ -318,7 +333,7 @@ def _replay(path: str, args, read) -> int:
         term.replaying = True
         term.write(f"\nReplay of game {i + 1} of {path}: {rec['variant_name']}, {rec['players']} players, seed "
                    f"{rec['seed']}, game {rec['game']}, from {rec['start']}.")
-        replay(rec, report=term.report, on_choice=lambda t, k, c, term=term: term.judge(t, k))
+        replay(rec, report=term.report, on_choice=lambda t, k, c, term=term: term.replayed(t, k))
     return 0
 
 

@@ -18,8 +18,9 @@ index (``dice.FULL_KEEP + turn.hand`` to stop) or the text a person would type (
   situation (randomness, or the seat it sits in) cannot be tabulated: :func:`tabulate`
   calls it from both seats' points of view and refuses it, naming the situation.
 
-    >>> def cautious(turn):          # stop on anything at least as good as 654
-    ...     return "stop" if turn.may_stop and turn.hand <= dice.parse_hand("654") else "-"
+    >>> rank = dice.RANK[dice.ranking_index("super421")]
+    >>> def cautious(turn):          # stop on 654 or better, else throw all three again
+    ...     return "stop" if turn.may_stop and rank[turn.hand] <= rank[dice.parse_hand("654")] else "-"
 """
 
 from __future__ import annotations
