@@ -81,13 +81,14 @@ def _cli(*args):
 
 
 def test_advise_and_solve_read_the_same_state_the_same_way():
+    from four21sim.cli import advise, solve
     # the case, named, positional, and with the leader: one game answer
-    base = ["advise", "543", "--throws-left", "1", "--beat", "654", "--json"]
-    answers = [json.loads(_cli(*base, "--state", s).stdout)["game"] for s in
+    base = ["543", "--throws-left", "1", "--beat", "654"]
+    answers = [advise.advise([*base, "--state", s])["game"] for s in
                ("pot=0,mine=3,theirs=8", "0,3,8", "pot=0,mine=3,theirs=8,leader=them", "0,3,8,1")]
     assert all(a == answers[0] for a in answers)
     # solve: the same state, the opponent (seat 1) leading, from both old and new forms
-    outs = [json.loads(_cli("solve", "--state", s, "--follower", "654,3", "--json").stdout)
+    outs = [solve.analyse(["--state", s, "--follower", "654,3"])
             for s in ("pot=0,t0=3,t1=8,leader=1", "0,3,8,1", "pot=0,mine=3,theirs=8,leader=them")]
     assert all(o["state"] == outs[0]["state"] and o["follower"] == outs[0]["follower"] for o in outs)
     cell = next(r for r in outs[0]["follower"]["table"] if r["hand"] == "543" and r["throws_made"] == 2)
