@@ -146,3 +146,23 @@ def test_a_plug_in_in_a_tournament_scores_as_the_policy_it_copies():
     plugged = tournament(v, [copy_of_greedy, "sec"], games=3000, seed=2)
     assert list(plugged["policy_a"]) == ["copy_of_greedy", "sec"]
     assert plugged["score"].tolist() == plain["score"].tolist()
+
+
+def test_tabulate_chooses_the_context_the_policy_needs():
+    v = Variant.from_preset("super421", ["tokens=3"])
+    rank = dice.RANK[v.ranking_index]
+
+    def blind(t):
+        return "stop" if t.may_stop and rank[t.hand] <= rank[dice.parse_hand("654")] else "-"
+
+    def rich(t):
+        return "stop" if t.may_stop and t.tokens[t.seat] >= 2 else "-"
+
+    assert tabulate(blind, v).ctx_mode == 0 and tabulate(rich, v).ctx_mode == 1
+    with pytest.raises(ValueError, match="reads the pot or the tokens"):
+        tabulate(rich, v, players=3)
+    # the mode-1 table holds what the policy does in every state: a leader with 2 tokens stops
+    table = tabulate(rich, v)
+    T = v.tokens
+    assert (table.lead[1 * (T + 1) + 2] == dice.FULL_KEEP + np.arange(dice.N_HANDS)).all()
+    assert (table.lead[2 * (T + 1) + 1] == dice.EMPTY_KEEP).all()

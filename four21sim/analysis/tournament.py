@@ -92,8 +92,8 @@ def tournament(variant: Variant | str, policies: Sequence | None = None, players
         Registry names (:data:`four21sim.policies.REGISTRY`; default: every one that needs
         no solve), Policy objects, or plug-in policies: callables taking a
         :class:`~four21sim.rules.state.Turn`, or ``MODULE:NAME`` / ``FILE.py:NAME`` strings,
-        tabulated by :func:`four21sim.policies.plugin.tabulate` (context mode 1 with 2
-        players, else 0).
+        tabulated by :func:`four21sim.policies.plugin.tabulate` (context mode 0 for a policy
+        that never reads the tokens, else 1 with 2 players).
     players : int
         A plays one seat, B every other seat; A takes each seat in turn.
     games : int

@@ -12,11 +12,12 @@ index (``dice.FULL_KEEP + turn.hand`` to stop) or the text a person would type (
   and in :func:`four21sim.policies.evaluate` (exact, 2 players) once :func:`tabulate` has
   called it for every situation a decision table holds and stored its answers as a
   table :class:`~four21sim.policies.Policy`. A table sees less than the game: in context
-  mode 1 (2 players) the pot and the tokens; in context mode 0 neither (``pot`` and
-  ``tokens`` are None); in both the order and the hands of the round only through the
-  ``target`` (``table`` is empty). A policy that answers differently to the same
-  situation (randomness, or the seat it sits in) cannot be tabulated: :func:`tabulate`
-  calls it from both seats' points of view and refuses it, naming the situation.
+  mode 1 (2 players) the pot and the tokens; in context mode 0 (chosen by default for a
+  policy that never reads them) neither (``pot`` and ``tokens`` are None); in both the
+  order and the hands of the round only through the ``target`` (``table`` is empty). A
+  policy that answers differently to the same situation (randomness, or the seat it sits
+  in) cannot be tabulated: :func:`tabulate` calls it from both seats' points of view and
+  refuses it, naming the situation.
 
     >>> rank = dice.RANK[dice.ranking_index("super421")]
     >>> def cautious(turn):          # stop on 654 or better, else throw all three again
@@ -135,25 +136,44 @@ def _limits(variant: Variant, pot) -> list[int]:
     return sorted({variant.throws(p) for p in phases if variant.throws(p) > 1})
 
 
-def _views(players: int, pot, own, other, leading: bool, target_row, **kw) -> list[Turn]:
+class _Probe(Turn):
+    """A Turn that notes whether the policy read the token state (``pot``, ``tokens``)."""
+
+    read: set = set()
+
+    def __getattribute__(self, name):
+        if name in ("pot", "tokens"):
+            _Probe.read.add(name)
+        return object.__getattribute__(self, name)
+
+
+def _turn(cls, **fields) -> Turn:
+    # a frozen dataclass's __init__ sets each field through object.__setattr__: filling its
+    # __dict__ at once is what makes calling a policy a million times take seconds, not a minute
+    t = object.__new__(cls)
+    t.__dict__.update(fields)
+    return t
+
+
+def _views(players: int, pot, own, other, leading: bool, target_row, cls=Turn, **kw) -> list[Turn]:
     """The situation seen from seat 0 and from seat 1 (the player holds ``own``, the other ``other``)."""
     out = []
     for s in (0, 1):
         tokens = None if own is None else ((own, other) if s == 0 else (other, own))
         order = () if own is None else ((s, 1 - s) if leading else (1 - s, s))
         table = () if own is None or target_row is None else ((1 - s, *target_row),)
-        out.append(Turn(seat=s, leading=leading, pot=pot, tokens=tokens, players=players, order=order, table=table,
-                        **kw))
+        out.append(_turn(cls, seat=s, leading=leading, pot=pot, tokens=tokens, players=players, order=order,
+                         table=table, **kw))
     return out
 
 
-def _fill_row(policy, variant: Variant, players: int, lead, foll, row: int, pot, own, other) -> None:
+def _fill_row(policy, variant: Variant, players: int, lead, foll, row: int, pot, own, other, cls=Turn) -> None:
     may_follow_stop = variant.followers == "at_most"
     seen: dict = {}
     for L in _limits(variant, pot):
         for made in range(1, L):
             for h in range(_NH):
-                k = _ask(policy, _views(players, pot, own, other, True, None, hand=h, made=made, limit=L,
+                k = _ask(policy, _views(players, pot, own, other, True, None, cls, hand=h, made=made, limit=L,
                                         may_stop=True, target=None))
                 if seen.setdefault((L - made, h), k) != k:  # mode 0 holds throws left, not the phase's limit
                     raise ValueError(f"policy {plugin_name(policy)!r}: its leader's keep depends on the phase's "
@@ -164,8 +184,21 @@ def _fill_row(policy, variant: Variant, players: int, lead, foll, row: int, pot,
                 for tgt in range(_NH):
                     for h in range(_NH):
                         foll[row, tgt, c - 1, made - 1, h] = _ask(policy, _views(
-                            players, pot, own, other, False, (tgt, c), hand=h, made=made, limit=c,
+                            players, pot, own, other, False, (tgt, c), cls, hand=h, made=made, limit=c,
                             may_stop=may_follow_stop, target=tgt))
+
+
+def _reads_tokens(policy, variant: Variant, players: int) -> bool:
+    """Whether ``policy`` reads ``pot`` or ``tokens`` in any situation of a context-mode-0 table."""
+    lead, foll = stop_tables(1)
+    _Probe.read = set()
+    try:
+        _fill_row(policy, variant, players, lead, foll, 0, None, None, None, cls=_Probe)
+    except (TypeError, AttributeError, ValueError):
+        if _Probe.read:  # it failed on the None it read: it needs the tokens
+            return True
+        raise
+    return bool(_Probe.read)
 
 
 def tabulate(policy: Callable, variant: Variant, players: int = 2, ctx_mode: int | None = None,
@@ -181,8 +214,10 @@ def tabulate(policy: Callable, variant: Variant, players: int = 2, ctx_mode: int
         The table's players; context mode 1 needs 2.
     ctx_mode : {0, 1}, optional
         0: decisions that ignore the tokens (``turn.pot`` and ``turn.tokens`` are None), any
-        player count; 1: by the pot and the player's tokens (2 players). Default: 1 with 2
-        players, else 0.
+        player count; 1: by the pot and the player's tokens (2 players). Default: 0 when the
+        policy never reads ``pot`` or ``tokens`` (it is first asked every situation of
+        mode 0 with a turn that notes what is read), else 1 (2 players; with more, a policy
+        that reads them is refused: a table for 3 players or more cannot hold them).
     name : str, optional
         The policy's name (default: :func:`plugin_name`).
 
@@ -198,10 +233,16 @@ def tabulate(policy: Callable, variant: Variant, players: int = 2, ctx_mode: int
     """
     if not is_plugin(policy):
         raise ValueError(f"policy: {policy!r} is not allowed; allowed: a callable taking a Turn")
-    mode = (C.CTX_TOKENS if players == 2 else C.CTX_NONE) if ctx_mode is None else ctx_mode
-    if mode not in (C.CTX_NONE, C.CTX_TOKENS) or (mode == C.CTX_TOKENS and players != 2):
+    if ctx_mode not in (None, C.CTX_NONE, C.CTX_TOKENS) or (ctx_mode == C.CTX_TOKENS and players != 2):
         raise ValueError(f"ctx_mode: {ctx_mode!r} is not allowed with {players} players; allowed: 0, or 1 with "
                          "2 players")
+    mode = ctx_mode
+    if mode is None:
+        mode = C.CTX_TOKENS if _reads_tokens(policy, variant, players) else C.CTX_NONE
+        if mode == C.CTX_TOKENS and players != 2:
+            raise ValueError(f"policy {plugin_name(policy)!r} reads the pot or the tokens, which a decision table "
+                             f"for {players} players cannot hold; allowed: a policy of the hands and throws "
+                             "(or play it decision by decision: four21sim.advice.play)")
     rows = _rows(variant, mode)
     lead, foll = stop_tables(1 if mode == C.CTX_NONE else (variant.tokens + 1) ** 2)
     foll[...] = dice.EMPTY_KEEP  # entries no game reaches: re-throw all, legal under both follower rules
