@@ -188,7 +188,7 @@ def test_argparse_errors(args, word):
     (["631", "--objective", "value", "--beat", "611"], ["--objective", "value"]),
     # the advisor's own options
     (["631", "--state", "11,0"], ["--state", "'11,0'"]),
-    (["631", "--state", "5,5,5"], ["state", "(5, 5, 5)"]),
+    (["631", "--state", "5,5,5"], ["--state", "pot=5,t0=5,t1=5", "tokens=11"]),
     (["631", "--beat", "611", "--beat", "654", "--state", "11,0,0"], ["--state", "one hand"]),
     (["631", "--role", "leader", "--beat", "611"], ["--beat", "leader"]),
     (["631", "--count", "4", "--beat", "611"], ["--count", "4"]),

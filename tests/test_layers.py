@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "four21sim"
 
 # bottom to top; a module may import from its own layer and those before it
-LAYERS = ("_util", "rules", "exact", "policies", "engine", "analysis", "advice", "study", "cli", "")
+LAYERS = ("_util", "rules", "exact", "policies", "engine", "analysis", "advice", "env", "study", "cli", "")
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 # function-level imports that would close a cycle if they ran at import time: (module, target) -> why

@@ -7,6 +7,7 @@ dice come from the same stream and the rules from the same kernel.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -75,8 +76,9 @@ def rethrow_all(v):
 
 
 def run_play(args, stdin):
+    # a wide terminal: the lines these tests read are not wrapped (test_trainer.py checks the wrapping)
     return subprocess.run([sys.executable, "-m", "four21sim", "play", *args], input=stdin, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
 
 
 @pytest.mark.parametrize("args,players,opponents", [(["--seed", "7"], 2, "optimal"),
@@ -102,11 +104,24 @@ def test_whole_game_from_scripted_input(args, players, opponents):
 
 
 def test_typing_mistakes_are_refused_and_the_game_goes_on():
-    # super421: a follower may not stop ('exact' rule); '9' is no die; both re-asked
-    proc = run_play(["--seed", "3"], "stop\n9\n77\n" + "-\n" * 300)
+    # super421: '9' is no die, '77' not held; both re-asked
+    proc = run_play(["--seed", "3"], "9\n77\n" + "-\n" * 300)
     assert proc.returncode == 0 and "Game over" in proc.stdout
     assert "keeps a 9" not in proc.stdout  # 9 is not a die: refused as such
     assert "is not allowed" in proc.stdout
+
+
+def test_an_exact_follower_is_not_offered_what_is_then_refused():
+    # the review: an exact-rule follower typing 7 was offered 'stop', which was then refused
+    hand = dice.parse_hand("543")
+    with pytest.raises(ValueError) as exc:
+        parse_keep("7", hand, may_stop=False)
+    assert "stop" not in str(exc.value) and "one or two dice" in str(exc.value)
+    with pytest.raises(ValueError, match="'exact' follower rule"):
+        parse_keep("stop", hand, may_stop=False)
+    with pytest.raises(ValueError, match="'exact' follower rule"):
+        parse_keep("345", hand, may_stop=False)
+    assert "stop" in str(pytest.raises(ValueError, parse_keep, "7", hand).value)
 
 
 def test_input_ending_early_abandons_quietly():
@@ -117,7 +132,9 @@ def test_input_ending_early_abandons_quietly():
 
 @pytest.mark.parametrize("args,word", [(["--players", "9"], "--players"), (["--seat", "2"], "--seat"),
                                        (["--players", "4", "--opponents", "optimal"], "--opponents"),
-                                       (["--opponents", "random"], "--opponents"), (["--variant", "nope"], "'nope'")])
+                                       (["--opponents", "nosuchmodule:f"], "--opponents"),
+                                       (["--state", "pot=3,mine=1"], "--state"), (["--games", "0"], "--games"),
+                                       (["--replay", "no-such-log.jsonl"], "log"), (["--variant", "nope"], "'nope'")])
 def test_bad_options(args, word):
     proc = run_play(args, "")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

@@ -121,7 +121,7 @@ def test_solve_cli_json_follower_and_state():
     assert all(row["decision"] != "stop" for row in out["follower"]["table"] if row["throws_made"] == 1)
     r = _run("--variant", "classic", "--state", "0,10,11,1", "--json")
     st = json.loads(r.stdout)
-    assert st["state"]["phase"] == "decharge" and 0 < st["p_seat0_wins_from_state"] < 1
+    assert st["state"]["phase"] == "decharge" and 0 < st["state"]["seats"][0]["p_win"] < 1
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -19,12 +19,13 @@ import pandas as pd
 from .._util.checks import check_int
 from ..engine.simulation import SHARE_UNIT, simulate, win_units
 from ..engine.stats import Z95
-from ..policies import Policy, compile_policy, resolve_policies, table_policy
+from ..policies import REGISTRY, Policy, compile_policy, resolve_policies, table_policy
 from ..policies.heuristics import threshold_leader
+from ..policies.plugin import is_plugin, load_plugin, plugin_name, tabulate
 from ..rules import dice
 from ..rules.variants import Variant, as_variant
 
-__all__ = ["tournament", "head_to_head", "threshold_policy"]
+__all__ = ["tournament", "head_to_head", "threshold_policy", "DEFAULT_POLICIES"]
 
 _CHUNK = 250_000
 
@@ -67,16 +68,32 @@ def head_to_head(variant: Variant, a, b, players: int = 2, games: int = 100_000,
             "by_seat": by_seat / games}
 
 
-def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", "greedy", "table-aware",
-                                                             "random"),
-               players: int = 2, games: int = 100_000, seed: int = 0) -> pd.DataFrame:
+# the policies a tournament plays by default: every registered one that needs no solve
+DEFAULT_POLICIES = tuple(p.name for p in REGISTRY if not p.costly)
+
+
+def _entrant(p, variant: Variant, players: int):
+    """(name, policy) of one entrant: a registry name, a Policy, or a plug-in (tabulated here)."""
+    if isinstance(p, str) and ":" in p:
+        p = load_plugin(p)
+    if is_plugin(p):
+        return plugin_name(p), tabulate(p, variant, players)
+    return (p.name if isinstance(p, Policy) else str(p)), p
+
+
+def tournament(variant: Variant | str, policies: Sequence | None = None, players: int = 2, games: int = 100_000,
+               seed: int = 0) -> pd.DataFrame:
     """Every ordered pair of policies, seats rotated on common random numbers.
 
     Parameters
     ----------
     variant : Variant or str
-    policies : sequence of names or Policy objects
-        Add ``"optimal"`` for 2 players.
+    policies : sequence, optional
+        Registry names (:data:`four21sim.policies.REGISTRY`; default: every one that needs
+        no solve), Policy objects, or plug-in policies: callables taking a
+        :class:`~four21sim.rules.state.Turn`, or ``MODULE:NAME`` / ``FILE.py:NAME`` strings,
+        tabulated by :func:`four21sim.policies.plugin.tabulate` (context mode 0 for a policy
+        that never reads the tokens, else 1 with 2 players).
     players : int
         A plays one seat, B every other seat; A takes each seat in turn.
     games : int
@@ -95,10 +112,11 @@ def tournament(variant: Variant | str, policies: Sequence = ("sec", "chase421", 
     """
     variant = as_variant(variant)
     games = check_int("games", games, 1)
-    policies = list(policies)
-    if len(policies) < 2:
+    entrants = [_entrant(p, variant, players) for p in (DEFAULT_POLICIES if policies is None else policies)]
+    if len(entrants) < 2:
         raise ValueError("policies: a tournament needs at least 2 policies")
-    names = [p.name if isinstance(p, Policy) else str(p) for p in policies]
+    names = [n for n, _ in entrants]
+    policies = [p for _, p in entrants]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ValueError(f"policies: {name!r} is given twice; allowed: distinct policies (a policy never "

@@ -14,9 +14,11 @@ __all__ = ["main", "COMMANDS"]
 # name -> (module, what it answers); the modules are imported only when used
 COMMANDS = {
     "advise": ("four21sim.cli.advise", "which dice to keep: exact odds for the round and the game"),
-    "solve": ("four21sim.cli.solve", "the 2-player game solved exactly: who wins, the optimal keep tables"),
+    "solve": ("four21sim.cli.solve", "the game solved exactly (2 players: optimal play; 3: a certified "
+                                     "equilibrium): who pays, the value of leading, the keep tables"),
     "sweep": ("four21sim.cli.sweep", "run a study: fairness, first-player advantage, skill, game length"),
-    "play": ("four21sim.cli.play", "play a game at the terminal against the optimal or habit players"),
+    "play": ("four21sim.cli.play", "play at the terminal against the optimal, habit or plugged-in players; "
+                                   "--train says what each choice cost"),
 }
 
 _USAGE = "usage: four21sim {" + ",".join(COMMANDS) + "} ... [--help] [--version]"

@@ -3,7 +3,7 @@ state of a 2-player game, for the game.
 
 Example::
 
-    four21sim advise 543 --throws-left 1 --beat 654 --state 0,3,8
+    four21sim advise 543 --throws-left 1 --beat 654 --state pot=0,mine=3,theirs=8
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from ..advice.advisor import ROLES, Advice, format_advice
 from ..advice.advisor import advise as _advise
 from ..exact import odds
+from ..rules.state import parse_state
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim advise"
 
 _EPILOG = """examples:
   four21sim advise 631 --throws-left 2 --beat 611           # a follower behind a 611
-  four21sim advise 543 --throws-left 1 --beat 654 --state 0,3,8   # ... and the game answer
+  four21sim advise 543 --throws-left 1 --beat 654 --state pot=0,mine=3,theirs=8   # ... and the game answer
   four21sim advise 631 --role leader --state 11,0,0         # a leader: stop against each keep
   four21sim advise 552 --objective 421 --followers at_most
   four21sim advise --chart super421 --out super421-keeps.pdf   # a printable cheat sheet
@@ -32,13 +33,17 @@ The round answer comes from the exact single-turn odds; the game answer (with --
 """
 
 
-def _parse_state(text: str) -> tuple[int, int, int]:
-    try:
-        pot, mine, theirs = (int(x) for x in text.split(","))
-    except ValueError:
-        raise ValueError(f"--state: {text!r} is not allowed; allowed: three integers POT,MINE,THEIRS "
-                         "(tokens in the pot, yours, the opponent's)") from None
-    return pot, mine, theirs
+def _parse_state(text: str, variant, role: str | None) -> tuple[tuple[int, int, int], str | None]:
+    """``--state`` (the format of docs/advisor.md, shared with solve and play): ``(pot, mine, theirs)``
+    for the advisor, and the role a ``leader=`` field implies (checked against ``--role``)."""
+    st = parse_state(text, 2, me=0, option="--state").check(variant, "--state")
+    if st.leader is not None:
+        implied = "leader" if st.leader == 0 else "follower"
+        if role is not None and role != implied:
+            raise ValueError(f"--state: leader={'me' if st.leader == 0 else 'them'} does not match --role {role}; "
+                             f"allowed: --role {implied}, or no leader in --state")
+        role = implied
+    return (st.pot, st.tokens[0], st.tokens[1]), role
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,9 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a follower: the leader's number of throws (default: the phase's throw limit)")
     p.add_argument("--throws-left", type=int, default=None, metavar="M",
                    help="throws still allowed, 0 to 2 (default: all but the first throw)")
-    p.add_argument("--state", metavar="POT,MINE,THEIRS",
-                   help="2 players: tokens in the pot, yours and the opponent's; adds the game answer, "
-                        "P(win the game), from the exact solver")
+    p.add_argument("--state", metavar="STATE",
+                   help="2 players: the tokens in the pot, yours and the opponent's, as pot=P,mine=M,theirs=T"
+                        "[,leader=me|them] or POT,MINE,THEIRS (the format of solve and play, docs/advisor.md); "
+                        "adds the game answer, P(win the game), from the exact solver")
     p.add_argument("--phase", choices=("charge", "decharge"), default=None,
                    help="the phase whose throw limit applies (default: from --state, else charge)")
     p.add_argument("--objective", choices=odds.ADVICE_OBJECTIVES, default=None,
@@ -107,9 +113,9 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     beat = [t for item in args.beat or [] for t in item.split(",") if t.strip()] or None
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
-    state = _parse_state(args.state) if args.state else None
+    state, role = _parse_state(args.state, variant, args.role) if args.state else (None, args.role)
     try:
-        return args, _advise(args.hand, role=args.role, beat=beat, reach=args.reach, objective=args.objective,
+        return args, _advise(args.hand, role=role, beat=beat, reach=args.reach, objective=args.objective,
                        throws_left=args.throws_left, count=args.count, phase=args.phase, state=state,
                        variant=variant)
     except ValueError as exc:

@@ -1,22 +1,32 @@
-"""``four21sim play``: play a game of 421 at the terminal.
+"""``four21sim play``: play 421 at the terminal, and train.
 
-Against the optimal player (2 players), optimal players (3 players: the certified equilibrium,
-solved the first time in up to two minutes, then read from the disk cache) or habit players. The dice are thrown
-by the engine's random stream (``--seed`` replays a game); you choose your keeps by
-typing them: the dice to keep (``21`` keeps a 2 and a 1), ``stop``, or ``-`` to throw
-all three again; ``?`` asks the advisor (``--hint`` shows its advice after every
-throw of yours); ``quit`` leaves.
+Against the optimal player (2 players), optimal players (3 players: the certified
+equilibrium, solved the first time in up to two minutes, then read from the disk cache),
+habit players, or a plugged-in Python policy (``--opponents FILE.py:NAME``). The dice are
+thrown by the engine's random stream (``--seed`` and ``--game`` replay a game); you choose
+your keeps by typing them: the dice to keep (``21`` keeps a 2 and a 1), ``stop``, or ``-``
+to throw all three again; ``?`` asks for a hint (``--hint`` shows it after every throw of
+yours); ``quit`` leaves. ``--train`` says after each of your decisions what it cost
+against the best keep (exact with 2 players, and with 3 at the equilibrium), with a running
+score over the games (``--games N``, and "another game?" at the end); ``--log FILE``
+saves the games, ``--replay FILE`` plays them again.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 
-from ..advice.play import GameResult, Turn, parse_keep, play_game
+from ..advice.gamelog import game_record, read_log, replay, write_log
+from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
+from ..advice.trainer import KeepValues, Trainer
+from ..policies import policy_help
 from ..rules import dice
+from ..rules.state import STATE_FORMS, parse_state
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
 from ._common import add_variant_options, add_version, run, variant_from_args
 
@@ -25,25 +35,40 @@ PROG = "four21sim play"
 _EPILOG = """examples:
   four21sim play                          # you against the optimal player, super421
   four21sim play --seed 7 --hint          # the same game every time, with advice
+  four21sim play --train --games 5 --log games.jsonl   # what each choice cost, a score, a log
+  four21sim play --replay games.jsonl     # the logged games again
+  four21sim play --players 3 --opponents optimal --train
   four21sim play --players 4 --opponents table-aware --variant classic
+  four21sim play --opponents my_policy.py:cautious     # a plugged-in policy (docs/environment.md)
 
-The rules are in docs/rules.md.
+The rules are in docs/rules.md; --state takes the format of advise and solve (docs/advisor.md).
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Play a game of 421 at the terminal against the optimal "
-                                "player (2 players) or habit players (3 to 8).",
+                                "player (2 players), the equilibrium (3), habit players or a plugged-in policy, and "
+                                "learn what each choice costs.",
                                 epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--players", type=int, default=2, metavar="N", help="players at the table, 2 to 8 (default 2)")
     p.add_argument("--seat", type=int, default=0, metavar="S",
                    help="your seat, 0 to N-1; seat 0 leads the first round (default 0)")
     p.add_argument("--opponents", metavar="POLICY", default=None,
-                   help="how the others play: optimal (2 or 3 players), sec, chase421, greedy, table-aware "
-                        "(default: optimal with 2 players, greedy with more)")
+                   help="how the others play: a policy of the registry (" + policy_help().replace("\n", "; ")
+                        + "), or a plugged-in policy MODULE:NAME or FILE.py:NAME "
+                          "(default: optimal with 2 players, greedy with more)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="the dice's seed, 0 <= S < 2**64 (default: a new one, printed so the game can be replayed)")
+    p.add_argument("--game", type=int, default=0, metavar="G",
+                   help="the first game's index in the seed's stream (default 0); the next games follow")
+    p.add_argument("--state", metavar="STATE", help=f"start from this state: {STATE_FORMS} (default: the start)")
     p.add_argument("--hint", action="store_true", help="show the advisor's answer after each of your throws")
+    p.add_argument("--train", action="store_true",
+                   help="after each of your decisions, say what it cost against the best keep, with a running score")
+    p.add_argument("--games", type=int, default=1, metavar="N",
+                   help="games to play in a row before asking whether to play another (default 1)")
+    p.add_argument("--log", metavar="FILE", help="save the games (JSON lines, docs/environment.md)")
+    p.add_argument("--replay", metavar="FILE", help="replay the games of a log instead of playing")
     add_variant_options(p)
     add_version(p)
     return p
@@ -53,79 +78,166 @@ def _dice(h: int) -> str:
     return " ".join(str(d) for d in dice.HANDS[h])
 
 
-class Terminal:
-    """Prints the game and reads the person's keeps (from ``read``, default ``input``)."""
+def keep_words(hand: int, keep: int, you: bool = False) -> str:
+    """A keep in words: ``stops``, ``throws all three dice again``, ``keeps 6 1, throws 1 die again``
+    (``you``: ``stop``, ``keep 6 1, throw 1 die again``)."""
+    s = "" if you else "s"
+    if keep == dice.FULL_KEEP + hand:
+        return f"stop{s}"
+    kept = dice.keep_name(keep)
+    if keep == dice.EMPTY_KEEP:
+        return f"throw{s} all three dice again"
+    back = 3 - len(kept)
+    return f"keep{s} {' '.join(kept)}, throw{s} {back} {'die' if back == 1 else 'dice'} again"
 
-    def __init__(self, variant, players: int, seat: int, names: list[str], hint: bool,
-                 read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+
+def choice_words(hand: int, keep: int) -> str:
+    """A keep as advice: ``stop``, ``throw all three again``, ``keep 6 1``."""
+    if keep == dice.FULL_KEEP + hand:
+        return "stop"
+    return "throw all three again" if keep == dice.EMPTY_KEEP else f"keep {' '.join(dice.keep_name(keep))}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+class Score:
+    """The running score of a session: games, wins, and the cost of the person's decisions."""
+
+    def __init__(self):
+        self.games = self.won = self.decisions = self.best = 0
+        self.cost: dict[str, float] = {}
+
+    def add(self, measure: str, cost: float) -> None:
+        self.decisions += 1
+        self.best += cost == 0.0
+        self.cost[measure] = self.cost.get(measure, 0.0) + cost
+
+    def line(self) -> str:
+        text = f"Score: {self.won} of {self.games} game{'s' if self.games != 1 else ''} won"
+        if self.decisions:
+            costs = "; ".join(f"{100 * c:.2f} pp of {m}" for m, c in self.cost.items())
+            text += (f"; {self.decisions} decisions, {self.best} of them the best keep; cost in all: {costs} "
+                     f"({100 * sum(self.cost.values()) / self.decisions:.2f} pp a decision)")
+        return text + "."
+
+
+class Terminal:
+    """Prints the game (wrapped to the terminal's width) and reads the person's keeps."""
+
+    def __init__(self, variant, players: int, seat: int, names: list[str], hint: bool, train: bool = False,
+                 read: Callable[[str], str] = input, write: Callable[[str], None] = print, width: int | None = None):
         self.variant, self.players, self.seat, self.names = variant, players, seat, names
-        self.hint, self.read, self.write = hint, read, write
+        self.hint, self.train, self.read, self._write = hint, train, read, write
+        self.width = width or max(40, shutil.get_terminal_size((100, 24)).columns)
+        self.trainer = Trainer(variant, players)  # solves only when first asked (or by main with --hint/--train)
+        self.score, self.choices, self.replaying = Score(), [], False
+        self._held: list[str] | None = None  # replaying: what judge says, printed after the keep it judges
+
+    def write(self, text: str) -> None:
+        if self._held is not None:
+            self._held.append(text)
+            return
+        for line in text.split("\n"):
+            indent = line[:len(line) - len(line.lstrip())]
+            self._write(textwrap.fill(line, self.width, subsequent_indent=indent + "  ", break_long_words=False,
+                                      break_on_hyphens=False) if line.strip() else line)
 
     def name(self, s: int) -> str:
         return self.names[s]
 
+    def _you(self, s: int, verb: str) -> str:
+        return f"{self.name(s).capitalize()} {verb if s == self.seat else verb + 's'}"
+
     def tokens(self, tokens) -> str:
         return ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(tokens))
 
+    # ------------------------------------------------------------------ what happens
     def report(self, event: str, d: dict) -> None:
-        w = self.write
         if event == "round":
             where = f"charge, pot {d['pot']}" if d["phase"] == "charge" else "décharge"
-            w(f"\nRound {d['number']} ({where}; tokens: {self.tokens(d['tokens'])}). "
-              f"{self.name(d['leader']).capitalize()} lead{'' if d['leader'] == self.seat else 's'}.")
+            self.write(f"\nRound {d['number']} ({where}; tokens: {self.tokens(d['tokens'])}). "
+                       f"{self._you(d['leader'], 'lead')}.")
         elif event == "throw" and (d["seat"] != self.seat or d["made"] == d["limit"]):
             # the person's other throws are shown when it is asked to choose
-            w(f"  {self.name(d['seat']).capitalize()} throw{'s' if d['seat'] != self.seat else ''} {_dice(d['hand'])}")
-        elif event == "keep" and d["seat"] != self.seat:
-            label = dice.keep_label(d["hand"], d["keep"])
-            w(f"    and {'stops' if label == 'stop' else 'keeps ' + label}")
+            self.write(f"  {self._you(d['seat'], 'throw')} {_dice(d['hand'])}")
+        elif event == "keep" and (d["seat"] != self.seat or self.replaying):
+            mine = d["seat"] == self.seat
+            held, self._held = self._held or [], None
+            self.write(f"    {'you' if mine else 'and'} {keep_words(d['hand'], d['keep'], mine)}")
+            for text in held:
+                self.write(text)
         elif event == "result":
-            hands = ", ".join(f"{self.name(s)} {dice.hand_name(h)} "
-                              f"({d['throws'][s]} throw{'s' if d['throws'][s] > 1 else ''})"
-                              for s, h in d["hands"].items())
-            n = f"{d['swing']} token{'s' if d['swing'] != 1 else ''}"
-            winner, loser = self.name(d["winner"]), self.name(d["loser"])
-            verb = "" if d["loser"] == self.seat else "s"
-            move = (f"{loser} take{verb} {n} from the pot" if d["phase"] == "charge" else
-                    f"{winner} give{'' if d['winner'] == self.seat else 's'} {n} to {loser}")
-            w(f"  Hands: {hands}. {winner.capitalize()} win{'' if d['winner'] == self.seat else 's'} the round; {move}"
-              + (" (nénette rescue)" if d["rescue"] else "") + ".")
+            self._result(d)
         elif event == "end":
-            w(f"\nGame over after {d['rounds']} rounds. Tokens: {self.tokens(d['tokens'])}.")
-            won = self.seat in d["winners"]
-            who = ", ".join(self.name(s) for s in d["winners"])
-            w(f"{'You win!' if won else 'You lose.'} Winner{'s' if len(d['winners']) > 1 else ''}: {who}; "
-              f"paying: {', '.join(self.name(s) for s in d['losers'])}.")
+            self._end(d)
+
+    def _result(self, d: dict) -> None:
+        def one(s, h):
+            f = d["throws"][s]
+            return f"{self.name(s)} {dice.hand_name(h)} ({f} throw{'s' if f > 1 else ''})"
+
+        hands = ", ".join(one(s, h) for s, h in d["hands"].items())
+        n = f"{d['swing']} token{'s' if d['swing'] != 1 else ''}"
+        move = (f"{self._you(d['loser'], 'take')} {n} from the pot" if d["phase"] == "charge" else
+                f"{self._you(d['winner'], 'give')} {n} to {self.name(d['loser'])}")
+        self.write(f"  Hands: {hands}. {self._you(d['winner'], 'win')} the round; {move[0].lower() + move[1:]}"
+                   + (" (nénette rescue)" if d["rescue"] else "") + ".")
+
+    def _end(self, d: dict) -> None:
+        self.write(f"\nGame over after {d['rounds']} rounds. Tokens: {self.tokens(d['tokens'])}.")
+        won = self.seat in d["winners"]
+        who = ", ".join(self.name(s) for s in d["winners"])
+        self.write(f"{'You win!' if won else 'You lose.'} Winner{'s' if len(d['winners']) > 1 else ''}: {who}; "
+                   f"paying: {', '.join(self.name(s) for s in d['losers'])}.")
+        self.score.games += 1
+        self.score.won += won
+        if self.train or self.score.games > 1:
+            self.write(self.score.line())
+
+    # ------------------------------------------------------------------ advice and costs
+    def _round_line(self, t: Turn) -> str:
+        v = self.trainer.round_values(t)
+        k = v.best
+        later = len(t.order) - 1 - len(t.table)
+        if t.leading:
+            caveat = (" against one follower" + (f"; with {later} followers it is a guide only" if later > 1 else ""))
+        else:
+            caveat = f"; {later} player{'s' if later > 1 else ''} still to throw after you" if later else ""
+        return f"for the round, {choice_words(t.hand, k)} ({v.measure} = {_pct(v.values[k])}{caveat})", k
 
     def advice(self, t: Turn) -> str:
-        from ..advice.advisor import advise
-        left = t.limit - t.made
-        kwargs = dict(throws_left=left, variant=self.variant)
-        if t.leading:
-            kwargs.update(role="leader", phase="charge" if t.pot else "decharge")
-        else:
-            kwargs.update(role="follower", beat=dice.hand_name(t.target), count=t.limit,
-                          phase="charge" if t.pot else "decharge")
-        if self.players == 2:
-            mine, theirs = t.tokens[t.seat], t.tokens[1 - t.seat]
-            kwargs.update(state=(t.pot, mine, theirs))
-            kwargs.pop("phase")
-        adv = advise(dice.hand_name(t.hand), exact=False, **kwargs)
-        r = adv.best_round
-        text = (f"  hint: for the round, {'stop' if r.stop else 'keep ' + r.keep} "
-                f"({adv.measure} = {100 * float(r.value):.1f}%)")
-        if adv.game is not None:
-            g = adv.best_game
-            text += f"; for the game, {'stop' if g.stop else 'keep ' + g.keep} (P(win the game) = {100 * g.value:.1f}%)"
-        return text
+        text, round_best = self._round_line(t)
+        lines = [f"  hint: {text}"]
+        g = self.trainer.values(t)
+        if g.exact_game:
+            k = g.best
+            agree = "the round answer is the game's best keep too" if k == round_best or \
+                g.cost(round_best) == 0 else f"the round answer would cost {100 * g.cost(round_best):.2f} pp"
+            lines.append(f"  hint: for the game, {choice_words(t.hand, k)} ({g.measure} = {_pct(g.values[k])}; "
+                         f"{g.source}); {agree}.")
+        return "\n".join(lines)
 
-    def choose(self, t: Turn) -> int:
-        target = f" against {dice.hand_name(t.target)}" if t.target is not None else ""
-        self.write(f"  You throw {_dice(t.hand)}{target} (throw {t.made} of {'up to ' if t.leading else ''}{t.limit}).")
-        if self.hint:
-            self.write(self.advice(t))
-        options = "dice to keep, stop, - for none, ? for a hint" if t.may_stop else \
-            "dice to keep (at least one die goes back), - for none, ? for a hint"
+    def judge(self, t: Turn, keep: int) -> dict:
+        """The cost of the person's keep (printed with --train), as the log records it."""
+        entry = {"round": None, "hand": dice.hand_name(t.hand), "made": t.made, "keep": dice.keep_name(keep)
+                 if keep != dice.FULL_KEEP + t.hand else "stop", "index": int(keep), "cost": None, "measure": None}
+        if not self.train:
+            return entry
+        v: KeepValues = self.trainer.values(t)
+        cost, best = v.cost(keep), v.best
+        entry.update(cost=cost, measure=v.measure, exact=v.exact_game)
+        self.score.add(v.measure, cost)
+        if cost == 0.0:
+            self.write(f"  train: the best keep ({v.measure} = {_pct(v.values[keep])}, {v.source}).")
+        else:
+            self.write(f"  train: cost {100 * cost:.2f} pp of {v.measure}: {choice_words(t.hand, best)} was best "
+                       f"({_pct(v.values[best])} against {_pct(v.values[keep])}; {v.source}).")
+        return entry
+
+    def _ask(self, t: Turn) -> int:
+        options = "dice, stop, - for none, ? hint" if t.may_stop else "1 or 2 dice (one goes back), -, ? hint"
         while True:
             answer = self.read(f"  Keep? [{options}] ").strip()
             if answer.lower() in ("?", "hint", "h"):
@@ -134,50 +246,126 @@ class Terminal:
             if answer.lower() in ("q", "quit", "exit"):
                 raise KeyboardInterrupt
             try:
-                k = parse_keep(answer, t.hand)
+                return parse_keep(answer, t.hand, t.may_stop)
             except ValueError as exc:
                 self.write(f"  {exc}")
-                continue
-            if k == dice.FULL_KEEP + t.hand and not t.may_stop:
-                self.write("  Not allowed: under the 'exact' rule a follower must throw again (keep at most two dice).")
-                continue
-            return k
+
+    def replayed(self, t: Turn, keep: int) -> None:
+        """A logged decision of the person, replayed: its throw now, its cost after its keep."""
+        self.write(f"  You throw {_dice(t.hand)}" + (f" against {dice.hand_name(t.target)}" if t.target is not None
+                                                     else "") + f" (throw {t.made} of "
+                   f"{'up to ' if t.leading else ''}{t.limit}).")
+        self._held = []
+        self.judge(t, keep)
+
+    def choose(self, t: Turn) -> int:
+        target = f" against {dice.hand_name(t.target)}" if t.target is not None else ""
+        self.write(f"  You throw {_dice(t.hand)}{target} (throw {t.made} of {'up to ' if t.leading else ''}{t.limit}).")
+        if self.hint:
+            self.write(self.advice(t))
+        k = self._ask(t)
+        self.choices.append(self.judge(t, k))
+        return k
 
 
-def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) -> int:
-    args = build_parser().parse_args(argv)
-    variant = variant_from_args(args)
+def _check(args) -> None:
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise ValueError(f"--players: {args.players} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
     if not 0 <= args.seat < args.players:
         raise ValueError(f"--seat: {args.seat} is not allowed; allowed: 0 to {args.players - 1}")
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"--seed: {seed} is not allowed; allowed: 0 <= S < 2**64")
-    opponents = args.opponents or ("optimal" if args.players == 2 else "greedy")
+    if args.seed is not None and not 0 <= args.seed < 2**64:
+        raise ValueError(f"--seed: {args.seed} is not allowed; allowed: 0 <= S < 2**64")
+    if args.games < 1 or args.game < 0:
+        bad = ("--games", args.games, "an integer >= 1") if args.games < 1 else ("--game", args.game, "0 or more")
+        raise ValueError(f"{bad[0]}: {bad[1]} is not allowed; allowed: {bad[2]}")
+
+
+def _opponents(args, variant) -> tuple[list, str]:
+    name = args.opponents or ("optimal" if args.players == 2 else "greedy")
     try:
-        from ..policies import compile_policy
-        compile_policy(opponents, variant, args.players)
+        pols = seat_policies(variant, args.players, args.seat, name)
     except ValueError as exc:
         raise ValueError(f"--opponents: {exc}") from None
-    if opponents == "random":
-        raise ValueError("--opponents: 'random' is not allowed; allowed: optimal (2 players), sec, chase421, "
-                         "greedy, table-aware")
-    names = ["you" if s == args.seat else f"{opponents} (seat {s})" if args.players > 2 else opponents
+    return pols, name
+
+
+def _play_one(variant, args, term: Terminal, pols, labels, seed: int, index: int, start) -> dict:
+    term.choices = []
+    game = Game(variant, args.players, seed, game=index, start=start, report=term.report)
+    rounds = 0
+    while not game.over:
+        t = game.turn
+        rounds = game.rounds + 1
+        k = term.choose(t) if pols[t.seat] is None else game.policy_keep(pols[t.seat])
+        if pols[t.seat] is None:
+            term.choices[-1]["round"] = rounds
+        game.play(k)
+    return game_record(game, args.seat, labels, term.choices)
+
+
+def _session(variant, args, term: Terminal, pols, labels, seed: int, start, read) -> int:
+    records, index, planned = [], args.game, args.games
+    while True:
+        term.write(f"\nGame {index - args.game + 1} (seed {seed}, game {index}: replay it with --seed {seed} "
+                   f"--game {index}).")
+        records.append(_play_one(variant, args, term, pols, labels, seed, index, start))
+        if args.log:
+            write_log(args.log, records)
+        index += 1
+        if index - args.game < planned:
+            continue
+        try:
+            again = read("\nAnother game? [y/N] ").strip().lower()
+        except EOFError:
+            again = ""
+        if again not in ("y", "yes", "o", "oui"):
+            return 0
+        planned += 1
+
+
+def _replay(path: str, args, read) -> int:
+    for i, rec in enumerate(read_log(path)):
+        from ..rules.variants import Variant
+        variant = Variant.from_mapping(rec["variant"])
+        names = ["you" if s == rec["seat"] else f"{o} (seat {s})" if rec["players"] > 2 else o
+                 for s, o in enumerate(rec["opponents"])]
+        term = Terminal(variant, rec["players"], rec["seat"], names, hint=False, train=args.train, read=read)
+        term.replaying = True
+        term.write(f"\nReplay of game {i + 1} of {path}: {rec['variant_name']}, {rec['players']} players, seed "
+                   f"{rec['seed']}, game {rec['game']}, from {rec['start']}.")
+        replay(rec, report=term.report, on_choice=lambda t, k, c, term=term: term.replayed(t, k))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) -> int:
+    args = build_parser().parse_args(argv)
+    if args.replay:
+        return _replay(args.replay, args, read)
+    variant = variant_from_args(args)
+    _check(args)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    start = parse_state(args.state, args.players, me=args.seat, option="--state").check(variant, "--state") \
+        if args.state else None
+    pols, name = _opponents(args, variant)
+    labels = [None if p is None else name if isinstance(name, str) and ":" in name else policy_label(p)
+              for p in pols]
+    names = ["you" if s == args.seat else f"{labels[s]} (seat {s})" if args.players > 2 else labels[s]
              for s in range(args.players)]
-    term = Terminal(variant, args.players, args.seat, names, args.hint, read=read)
-    print(f"four21sim play: {variant.describe()}, {args.players} players: you in seat {args.seat} "
-          f"against {opponents}. Seed {seed} (replay with --seed {seed}).")
+    term = Terminal(variant, args.players, args.seat, names, args.hint, args.train, read=read)
+    term.write(f"four21sim play: {variant.describe()}, {args.players} players: you in seat {args.seat} against "
+               f"{name}.")
+    if (args.hint or args.train) and args.players in term.trainer.exact_players:
+        term.write("Solving the game for the hints and costs (3 players: up to two minutes the first time)..."
+                   if args.players == 3 else "Solving the game for the hints and costs...")
+        term.trainer.solve()
     try:
-        res: GameResult = play_game(variant, args.players, seed, term.choose, human=args.seat, opponents=opponents,
-                                    report=term.report)
+        return _session(variant, args, term, pols, labels, seed, start, read)
     except EOFError:
-        print("\nInput ended: game abandoned.")
-        return 0
+        term.write("\nInput ended: game abandoned.")
     except KeyboardInterrupt:
-        print("\nGame abandoned.")
-        return 0
-    del res
+        term.write("\nGame abandoned.")
+    if term.score.games and (args.train or term.score.games > 1):
+        term.write(term.score.line() + " (the game abandoned is not counted)")
     return 0
 
 

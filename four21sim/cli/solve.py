@@ -1,11 +1,13 @@
-"""``four21sim solve``: the exact 2-player game under optimal play.
+"""``four21sim solve``: the game solved exactly, at the player counts the solvers reach.
 
-Prints P(seat 0 wins) and the expected number of rounds, then the leader's table
-for the first round (or any ``--state``): for every hand and number of throws made,
-stop or which dice to keep, with the leader's probability of winning the game.
-``--follower HAND,COUNT`` prints the follower's table against that leader instead.
-``--players 3`` prints, per seat, P(pay) and the win share under the equilibrium
-found by :mod:`four21sim.exact.solver3`, with its exploitability.
+Prints, per seat, P(pay) and P(win) under optimal play (2 players: the optimum of
+:mod:`four21sim.exact.two_player`; 3 players: the certified equilibrium of
+:mod:`four21sim.exact.solver3`), the expected number of rounds, the value of leading,
+the same from any ``--state``, and with 2 players the leader's table for that state
+(for every hand and number of throws made: stop or which dice to keep, with the
+leader's P(win the game)); ``--follower HAND,COUNT`` prints the follower's table
+against that leader instead. ``--json`` prints the same as one object whose keys are
+the same at every player count (docs/solutions.md).
 """
 
 from __future__ import annotations
@@ -13,56 +15,52 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 
 from ..exact.leading import lead_summary, lead_summary3
-from ..exact.solver3 import OBJECTIVES, check_players, format_summary
+from ..exact.solver3 import OBJECTIVES, check_players
 from ..exact.solver3 import solve as solve3
 from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
 from ..rules import dice
+from ..rules.state import STATE_FORMS, GameState, parse_state, start_state
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim solve"
+SCHEMA = "four21sim.solution"
+SCHEMA_VERSION = 1
 
 _EPILOG = """examples:
   four21sim solve --variant super421
   four21sim solve --variant super421-lebon --set tokens=1
-  four21sim solve --variant classic --state 0,10,11,1
-  four21sim solve --variant super421 --follower 611,2 --json
-  four21sim solve --variant super421 --players 3 --json
+  four21sim solve --variant classic --state pot=0,t0=10,t1=11,leader=1
+  four21sim solve --variant super421 --state 0,3,8 --follower 611,2 --json
+  four21sim solve --variant super421 --players 3 --state pot=0,t0=4,t1=3,t2=4
 
-The rules are in docs/rules.md; four21sim advise gives the same game answer for one hand.
+--state takes the format of four21sim advise and four21sim play (docs/advisor.md); the
+JSON keys are documented in docs/solutions.md, the rules in docs/rules.md.
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Solve the 2-player game of a variant exactly and print the optimal play.",
+        description="Solve the game of a variant exactly (2 players: optimal play; 3 players: a certified "
+                    "equilibrium) and print who pays, the value of leading and, with 2 players, the optimal play.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_variant_options(p)
-    p.add_argument("--state", metavar="POT,T0,T1,LEADER",
-                   help="the state to show: tokens in the pot, held by seat 0 and seat 1, and the seat "
-                        "leading the round (default: the start, tokens,0,0,0)")
+    p.add_argument("--state", metavar="STATE",
+                   help=f"the state to show: {STATE_FORMS}; the leader is seat 0 unless given "
+                        "(default: the start, every token in the pot)")
     p.add_argument("--follower", metavar="HAND,COUNT",
-                   help="show the follower's table against a leader who stopped on HAND after COUNT throws")
+                   help="2 players: show the follower's table against a leader who stopped on HAND after COUNT throws")
     p.add_argument("--players", default="2", metavar="N",
                    help="2 (default: optimal play, with tables) or 3 (an equilibrium and its certificate)")
     p.add_argument("--objective", default="pay", choices=OBJECTIVES,
                    help="with --players 3: what each player optimises, P(pay) or its win share (default: pay)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--json", action="store_true", help="print JSON (docs/solutions.md) instead of tables")
     add_version(p)
     return p
-
-
-def _parse_state(text: str, tokens: int) -> tuple[int, int, int, int]:
-    parts = text.split(",")
-    try:
-        pot, t0, t1, leader = (int(x) for x in parts)
-    except ValueError:
-        raise ValueError(f"--state: {text!r} is not allowed; allowed: four integers POT,T0,T1,LEADER "
-                         f"adding POT+T0+T1 = tokens ({tokens}), LEADER 0 or 1") from None
-    return pot, t0, t1, leader
 
 
 def _parse_follower(text: str, limit: int) -> tuple[int, int]:
@@ -85,65 +83,122 @@ def _parse_players(text: str) -> int:
         raise ValueError(f"--players: {text!r} is not allowed; allowed: 2 or 3 (the exact solvers)") from None
 
 
-def analyse(argv: Sequence[str] | None = None) -> dict:
-    args = build_parser().parse_args(argv)
-    variant = variant_from_args(args)
-    players = _parse_players(args.players)
-    if players == 3:
-        for name, given in (("--state", args.state), ("--follower", args.follower)):
-            if given:
-                raise ValueError(f"{name}: {given!r} is not allowed with --players 3; allowed: only with --players 2")
-        sol3 = solve3(variant, 3, args.objective)
-        out3 = {"json": args.json, "players3": True, **sol3.summary()}
-        if args.objective == "pay":  # the lead value is a difference of P(pay) (four21sim.exact.leading)
-            out3["lead_value"] = lead_summary3(sol3)
-        return out3
+def _seats(p_pay: Sequence[float], p_win: Sequence[float]) -> list[dict]:
+    return [{"seat": s, "p_pay": float(a), "p_win": float(b)} for s, (a, b) in enumerate(zip(p_pay, p_win))]
+
+
+def _state_block(variant, st: GameState, p_pay, p_win, rounds: float) -> dict:
+    return {"text": st.text(), "pot": st.pot, "tokens": list(st.tokens), "leader": st.leader, "phase": st.phase,
+            "throws": variant.throws(st.phase), "seats": _seats(p_pay, p_win), "expected_rounds": float(rounds)}
+
+
+def _head(variant, players: int, objective: str, solution: str) -> dict:
+    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "variant": variant.describe(),
+            "options": variant.options(), "players": players, "objective": objective, "solution": solution,
+            "start": {"pot": variant.tokens, "tokens": [0] * players, "leader": 0}}
+
+
+def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
+    """Per seat P(pay), P(win) and the expected rounds left from a state of the 3-player game."""
+    n = st.players
+    order = [(st.leader + i) % n for i in range(n)]
+    order = [s for s in order if st.pot > 0 or st.tokens[s] > 0]
+    game = sol if len(order) == 3 else sol.sub  # under last_holder, one out: the 2-player game left
+    i = game.states.index((st.pot, tuple(st.tokens[s] for s in order)))
+    p_pay, p_win = [0.0] * n, [1.0] * n  # a seat out has won (last_holder)
+    for role, s in enumerate(order):
+        p_pay[s], p_win[s] = float(game.p_pay[i, role]), float(game.p_win[i, role])
+    return p_pay, p_win, float(game.rounds[i])
+
+
+def _analyse3(args, variant) -> dict:
+    if args.follower:
+        raise ValueError(f"--follower: {args.follower!r} is not allowed with --players 3; allowed: only with "
+                         "--players 2")
+    st = parse_state(args.state, 3, option="--state") if args.state else start_state(variant, 3)
+    st = st.with_leader(0).check(variant, "--state")
+    t0 = time.perf_counter()
+    sol = solve3(variant, 3, args.objective)
+    seconds = time.perf_counter() - t0
+    out = _head(variant, 3, args.objective, "equilibrium")
+    p_pay, p_win, rounds = _state_values3(sol, st)
+    out.update(seats=_seats(sol.seat_p_pay, sol.seat_p_win), expected_rounds=sol.expected_rounds,
+               state=_state_block(variant, st, p_pay, p_win, rounds),
+               # the lead value is a difference of P(pay) (four21sim.exact.leading)
+               lead_value=lead_summary3(sol) if args.objective == "pay" else None,
+               exploitability=sol.exploitability, exploitability_any_state=sol.gain_any_state,
+               converged=sol.converged, residual=sol.residual, iterations=sol.iterations,
+               br_iterations=sol.br_iterations, seconds=seconds, solve_seconds=sol.seconds,
+               certificate_seconds=sol.certificate_seconds, from_cache=bool(sol.info.get("from_cache", False)))
+    return out
+
+
+def _leader_rows(detail: dict, order, L: int) -> list[dict]:
+    rows = []
+    for h in order:
+        h = int(h)
+        for made in range(1, L + 1):
+            k = int(detail["lead_dec"][L - made - 1, h]) if made < L else dice.FULL_KEEP + h
+            pw = float(detail["lead_val"][made - 1, h])
+            rows.append({"hand": dice.hand_name(h), "throws_made": made, "decision": dice.keep_label(h, k),
+                         "p_win": pw, "p_pay": 1.0 - pw})
+    return rows
+
+
+def _follower_block(detail: dict, order, hl: int, c: int) -> dict:
+    rows = []
+    for h in order:
+        h = int(h)
+        for made in range(1, c + 1):
+            if made < c:
+                k = int(detail["foll_dec"][hl, c - 1, made - 1, h])
+                pw = float(detail["foll_lv"][hl, c - 1, made - 1, h])
+            else:
+                k, pw = dice.FULL_KEEP + h, None
+            rows.append({"hand": dice.hand_name(h), "throws_made": made, "decision": dice.keep_label(h, k),
+                         "p_win": pw, "p_pay": None if pw is None else 1.0 - pw})
+    pw = float(detail["foll_val"][hl, c - 1])
+    return {"leader_hand": dice.hand_name(hl), "count": c, "p_win": pw, "p_pay": 1.0 - pw, "table": rows}
+
+
+def _analyse2(args, variant) -> dict:
     T = variant.tokens
     if T > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {T} is too many for the exact solver; allowed: 1 to {MAX_SOLVER_TOKENS}")
-    pot, t0, t1, leader = _parse_state(args.state, T) if args.state else (T, 0, 0, 0)
-    check_state(variant, pot, t0, t1, leader)  # before the solve: a typo costs nothing
-    L = variant.decharge_throws if pot == 0 else variant.charge_throws
+    st = parse_state(args.state, 2, option="--state") if args.state else start_state(variant, 2)
+    st = st.with_leader(0).check(variant, "--state")
+    check_state(variant, st.pot, *st.tokens, st.leader)  # before the solve: a typo costs nothing
+    L = variant.throws(st.phase)
     follower = _parse_follower(args.follower, L) if args.follower else None
+    t0 = time.perf_counter()
     sol = solve(variant)
-    p0 = sol.state_value(pot, t0, t1, leader)
-    a, b = (t0, t1) if leader == 0 else (t1, t0)
-    detail = sol.round_detail(pot, a, b)
+    seconds = time.perf_counter() - t0
+    p0 = sol.state_value(st.pot, *st.tokens, st.leader)
+    a, b = st.tokens if st.leader == 0 else st.tokens[::-1]
+    detail = sol.round_detail(st.pot, a, b)
     order = dice.ORDER[variant.ranking_index]
-    out = {"variant": variant.describe(), "options": variant.options(), "players": 2,
-           "seats": [{"seat": 0, "p_pay": 1.0 - sol.p_seat0, "p_win": sol.p_seat0},
-                     {"seat": 1, "p_pay": sol.p_seat0, "p_win": 1.0 - sol.p_seat0}],
-           "p_seat0_wins": sol.p_seat0,
-           "expected_rounds": sol.expected_rounds, "solve_seconds": sol.seconds,
-           "state": {"pot": pot, "tokens_seat0": t0, "tokens_seat1": t1, "leader": leader,
-                     "phase": "charge" if pot else "decharge", "throws": L},
-           "p_seat0_wins_from_state": p0, "p_leader_wins_from_state": float(detail["value"]),
-           "expected_rounds_from_state": float(sol.rounds[pot, a, b]),
-           "lead_value": lead_summary(sol)}
+    out = _head(variant, 2, "pay", "optimum")
+    out.update(seats=_seats([1 - sol.p_seat0, sol.p_seat0], [sol.p_seat0, 1 - sol.p_seat0]),
+               expected_rounds=sol.expected_rounds,
+               state=_state_block(variant, st, [1 - p0, p0], [p0, 1 - p0], sol.rounds[st.pot, a, b]),
+               lead_value=lead_summary(sol),
+               # the optimum of a zero-sum game: checked by its Bellman residual, no certificate needed
+               exploitability=None, exploitability_any_state=None, converged=True, residual=sol.residual,
+               iterations=sol.iterations, br_iterations=None, seconds=seconds, solve_seconds=sol.seconds,
+               certificate_seconds=None, from_cache=False)
     if follower:
-        hl, c = follower
-        rows = []
-        for h in order:
-            h = int(h)
-            for made in range(1, c + 1):
-                if made < c:
-                    k = int(detail["foll_dec"][hl, c - 1, made - 1, h])
-                    pw = float(detail["foll_lv"][hl, c - 1, made - 1, h])
-                else:
-                    k, pw = dice.FULL_KEEP + h, None
-                rows.append({"hand": dice.hand_name(h), "throws_made": made, "decision": dice.keep_label(h, k),
-                             "p_win": pw})
-        out["follower"] = {"leader_hand": dice.hand_name(hl), "count": c,
-                           "p_follower_wins": float(detail["foll_val"][hl, c - 1]), "table": rows}
+        out["follower"] = _follower_block(detail, order, *follower)
     else:
-        rows = []
-        for h in order:
-            h = int(h)
-            for made in range(1, L + 1):
-                k = int(detail["lead_dec"][L - made - 1, h]) if made < L else dice.FULL_KEEP + h
-                rows.append({"hand": dice.hand_name(h), "throws_made": made, "decision": dice.keep_label(h, k),
-                             "p_win": float(detail["lead_val"][made - 1, h])})
-        out["leader"] = {"table": rows}
+        out["leader"] = {"throws": L, "table": _leader_rows(detail, order, L)}
+    return out
+
+
+def analyse(argv: Sequence[str] | None = None) -> dict:
+    """The command's answer as the JSON-ready dict ``--json`` prints (plus ``json``: whether to)."""
+    args = build_parser().parse_args(argv)
+    variant = variant_from_args(args)
+    players = _parse_players(args.players)
+    out = _analyse3(args, variant) if players == 3 else _analyse2(args, variant)
     return {"json": args.json, **out}
 
 
@@ -163,35 +218,78 @@ def _table(rows: list[dict], throws: int) -> list[str]:
     return lines
 
 
-def format_text(out: dict) -> str:
-    if out.pop("players3", False):
-        return format_summary(out)
+def _pp(x: float) -> str:
+    return f"{100 * abs(x):.2f} pp"
+
+
+def _lead_lines(lv: dict | None, players: int) -> list[str]:
+    """The value of leading in words: how much lower a player's P(pay) is when it leads (exact)."""
+    if not lv:
+        return []
+    others = "the other player" if players == 2 else "one of the others"
+    fr = lv["first_round"]
+    lines = [f"Value of leading (exact): leading the first round {'lowers' if fr >= 0 else 'raises'} seat 0's "
+             f"P(pay) by {_pp(fr)} against {others} leading it."]
+    for phase, d in lv["by_phase"].items():
+        m = d["weighted_mean"]
+        if m is None:
+            continue
+        word = "charge" if phase == "charge" else "décharge"
+        lines.append(f"  Leading a {word} round {'lowers' if m >= 0 else 'raises'} a player's P(pay) by {_pp(m)} "
+                     f"on average over the states a game visits (state by state: {100 * d['min']:+.2f} to "
+                     f"{100 * d['max']:+.2f} pp; positive: leading lowers it), against {others} leading, same tokens.")
+    return lines
+
+
+def _timing(out: dict) -> str:
+    if out["from_cache"]:
+        return (f"read from the disk cache in {out['seconds']:.1f} s (four21sim.exact.store; the solve that "
+                f"stored it took {out['solve_seconds']:.1f} s and its certificate {out['certificate_seconds']:.1f} s)")
+    cert = "" if out["certificate_seconds"] is None else f", certified in {out['certificate_seconds']:.1f} s"
+    its = f" ({out['iterations']} iterations)" if out["iterations"] else ""
+    return f"solved in {out['solve_seconds']:.2f} s{its}{cert}"
+
+
+def _state_line(out: dict) -> str:
     st = out["state"]
-    lines = [f"{out['variant']}, 2 players, both playing optimally (solved in {out['solve_seconds']:.2f} s)",
-             f"P(seat 0 wins) = {100 * out['p_seat0_wins']:.4f}%   expected rounds = {out['expected_rounds']:.4f}",
-             "",
-             f"State: pot {st['pot']}, seat 0 holds {st['tokens_seat0']}, seat 1 holds {st['tokens_seat1']}, "
-             f"seat {st['leader']} leads ({st['phase']}, up to {st['throws']} throw(s)): "
-             f"P(leader wins) = {100 * out['p_leader_wins_from_state']:.4f}%, "
-             f"expected rounds left = {out['expected_rounds_from_state']:.4f}", ""]
+    pays = ", ".join(f"seat {r['seat']} {100 * r['p_pay']:.4f}%" for r in st["seats"])
+    return (f"State {st['text']} ({st['phase']}, up to {st['throws']} throw(s), seat {st['leader']} leads): "
+            f"P(pay) {pays}; expected rounds left = {st['expected_rounds']:.4f}")
+
+
+def format_text(out: dict) -> str:
+    """The answer as the command prints it without ``--json``."""
+    wants = "minimises its own P(pay)" if out["objective"] == "pay" else "maximises its own win share"
+    goal = "both playing optimally" if out["players"] == 2 else f"an equilibrium where each player {wants}"
+    conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
+    lines = [f"{out['variant']}, {out['players']} players, {goal}", _timing(out) + conv, "",
+             "  seat   P(pay)     P(win)", "  " + "-" * 27]
+    lines += [f"  {r['seat']:<5}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%" for r in out["seats"]]
+    win0 = f"P(seat 0 wins) = {100 * out['seats'][0]['p_win']:.4f}%   " if out["players"] == 2 else ""
+    lines += ["", f"{win0}expected rounds = {out['expected_rounds']:.4f}. Seat 0 leads the first round; values "
+                  "are exact (no sampling)."]
+    if out["exploitability"] is not None:
+        lines.append(f"exploitability = {out['exploitability']:.2g} (the most any one player gains by deviating "
+                     f"alone, from the start; from any state: {out['exploitability_any_state']:.2g})")
+    lines += _lead_lines(out["lead_value"], out["players"])
+    lines += ["", _state_line(out)]
     if "follower" in out:
         f = out["follower"]
         lines.append(f"Follower against a leader who stopped on {f['leader_hand']} after {f['count']} throw(s): "
-                     f"P(follower wins the game) = {100 * f['p_follower_wins']:.4f}% before throwing.")
+                     f"P(follower wins the game) = {100 * f['p_win']:.4f}% before throwing.")
         lines.append("Each cell: what to do holding the hand after that many throws, and the follower's "
                      "P(win the game) playing on optimally.")
         lines += _table(f["table"], f["count"] - 1) if f["count"] > 1 else ["  (one throw: nothing to decide)"]
-    else:
+    elif "leader" in out:
         lines.append("Leader: what to do holding each hand after each throw ('_ 2 1' = keep the 2 and the 1, "
                      "re-throw the rest), with P(leader wins the game).")
-        lines += _table(out["leader"]["table"], st["throws"])
+        lines += _table(out["leader"]["table"], out["leader"]["throws"])
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     out = analyse(argv)
     if out.pop("json"):
-        out.pop("players3", None)
         print(json.dumps(out, indent=2))
     else:
         print(format_text(out))

@@ -131,7 +131,8 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     policies : str, Policy or sequence
         One policy for every seat, or one per seat (seat 0 leads the first round).
         Names: ``sec``, ``chase421``, ``greedy``, ``table-aware``, ``random``,
-        ``optimal`` (2 players), ``equilibrium`` (3 players: :mod:`four21sim.exact.solver3`).
+        ``optimal`` (2 or 3 players: the 2-player optimum, the 3-player equilibrium of
+        :mod:`four21sim.exact.solver3`); the registry is :data:`four21sim.policies.REGISTRY`.
     games : int
         Number of games, >= 1.
     seed : int

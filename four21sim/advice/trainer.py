@@ -1,0 +1,145 @@
+"""What a decision cost: the value of every keep at a decision, exact where the solvers reach.
+
+- 2 players: P(win the game) of each keep, both playing optimally afterwards
+  (:func:`four21sim.exact.two_player.leader_keep_values` and ``follower_keep_values``).
+- 3 players (every player in): P(pay) of each keep for the player choosing, everyone
+  playing the certified equilibrium afterwards (:func:`four21sim.exact.solver3.keep_values`,
+  objective ``pay``); once a player is out (``last_holder``), the 2-player game's values.
+- Otherwise (4 players or more, or more tokens than the solvers take): the round answer's
+  values (:func:`four21sim.advice.advisor.advise`), with what they measure.
+
+The cost of a keep is the best keep's value minus its own, in percentage points of
+the measure: 0 for the best keep (or one tied with it). The values assume optimal (or
+equilibrium) play after the decision, whatever the opponents at the table really do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..exact import solver3, two_player
+from ..rules import dice
+from ..rules.state import Turn
+from ..rules.variants import Variant
+
+__all__ = ["KeepValues", "Trainer", "TIE"]
+
+TIE = 1e-9  # values this close are the same decision (the solvers' tie tolerance is 1e-12)
+
+
+@dataclass(frozen=True)
+class KeepValues:
+    """Every keep of one decision with its value.
+
+    Attributes
+    ----------
+    measure : str
+        What the values are, e.g. ``P(win the game)``, ``P(pay)`` or ``P(beat 611)``.
+    values : dict
+        Keep index -> value.
+    lower_is_better : bool
+        True for P(pay).
+    source : str
+        Where the values come from, said to the player (``exact, 2 players``...).
+    exact_game : bool
+        Whether these are game values from an exact solver (False: the round answer).
+    """
+
+    measure: str
+    values: dict
+    lower_is_better: bool
+    source: str
+    exact_game: bool
+
+    def _good(self, k: int) -> float:
+        return -self.values[k] if self.lower_is_better else self.values[k]
+
+    @property
+    def best(self) -> int:
+        """The best keep; among keeps within TIE of it, the first in ``dice.HAND_KEEPS`` order."""
+        top = max(self._good(k) for k in self.values)
+        return next(k for k in self.values if self._good(k) >= top - TIE)
+
+    def cost(self, keep: int) -> float:
+        """How much worse ``keep`` is than the best, in the measure's units (0 within TIE)."""
+        c = self._good(self.best) - self._good(keep)
+        return 0.0 if c <= TIE else float(c)
+
+
+class Trainer:
+    """The values of the keeps at any decision of a game of ``variant`` with ``players`` seats.
+
+    Solves once what it needs (the 2-player game in about a second; the 3-player
+    equilibrium once per variant, up to two minutes, then from the disk cache).
+    """
+
+    def __init__(self, variant: Variant, players: int):
+        self.variant, self.players = variant, players
+        self._sol2 = self._sol3 = None
+
+    @property
+    def exact_players(self) -> tuple[int, ...]:
+        """The player counts at which the values are exact game values for this variant."""
+        out = ()
+        if self.variant.tokens <= two_player.MAX_SOLVER_TOKENS:
+            out += (2,)
+        if self.variant.tokens <= solver3.MAX_TOKENS_3:
+            out += (3,)
+        return out
+
+    def solve(self) -> None:
+        """Solve now what the game's decisions will need (the terminal says it is doing so)."""
+        if self.players in self.exact_players:
+            self._solution(self.players)
+            if self.players == 3 and self.variant.end == "last_holder":
+                self._solution(2)
+
+    def _solution(self, n: int):
+        if n == 2 and self._sol2 is None:
+            self._sol2 = two_player.solve(self.variant)
+        if n == 3 and self._sol3 is None:
+            self._sol3 = solver3.solve(self.variant, 3, "pay")
+        return self._sol2 if n == 2 else self._sol3
+
+    def values(self, turn: Turn) -> KeepValues:
+        """Every legal keep at ``turn`` with its value (see the module docstring)."""
+        m = len(turn.order)
+        if self.players in self.exact_players and m == 2:
+            return self._two(turn)
+        if self.players == 3 and 3 in self.exact_players and m == 3:
+            return self._three(turn)
+        return self.round_values(turn)
+
+    def _two(self, turn: Turn) -> KeepValues:
+        sol = self._solution(2)
+        other = next(s for s in turn.order if s != turn.seat)
+        pot, mine, theirs = turn.pot, turn.tokens[turn.seat], turn.tokens[other]
+        if turn.leading:
+            v = two_player.leader_keep_values(sol, pot, mine, theirs, turn.hand, turn.made)
+        else:
+            v = two_player.follower_keep_values(sol, pot, mine, theirs, turn.target, turn.limit, turn.hand,
+                                                turn.made)
+        left = "" if self.players == 2 else ", the 2 players left"
+        return KeepValues("P(win the game)", v, False, f"exact{left}, both playing optimally afterwards", True)
+
+    def _three(self, turn: Turn) -> KeepValues:
+        sol = self._solution(3)
+        role = turn.order.index(turn.seat)
+        tokens = tuple(turn.tokens[s] for s in turn.order)
+        before = tuple((h, f) for _, h, f in turn.table)
+        u = solver3.keep_values(sol, turn.pot, tokens, role, turn.hand, turn.made, before)
+        return KeepValues("P(pay)", {k: 1.0 - x for k, x in u.items()}, True,
+                          "exact, 3 players, everyone playing the equilibrium afterwards", True)
+
+    def round_values(self, turn: Turn) -> KeepValues:
+        """The round answer's values at ``turn`` (single-turn odds: a follower against the worst hand so far,
+        a leader against one follower)."""
+        from .advisor import advise
+        worst = None if turn.leading else dice.hand_name(turn.target)
+        kw = dict(role="leader") if turn.leading else dict(role="follower", beat=worst, count=turn.limit)
+        adv = advise(dice.hand_name(turn.hand), throws_left=turn.throws_left, phase=turn.phase,
+                     variant=self.variant, exact=False, **kw)
+        values = {k.index: float(k.value) for k in adv.round}
+        values = {k: values[k] for k in dice.keeps_of(turn.hand, allow_stop=turn.may_stop) if k in values}
+        return KeepValues(adv.measure, values, False, "the round answer only (no exact solver for this table)",
+                          False)

@@ -1,0 +1,72 @@
+"""``four21sim solve``: one JSON schema at 2 and 3 players (docs/solutions.md), states read the
+same way, the value of leading in the text, and a disk-cache read reported as such."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from four21sim.cli.solve import analyse, format_text
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = (REPO / "docs" / "solutions.md").read_text()
+
+
+def _keys(out: dict) -> set:
+    return set(out) - {"json", "leader", "follower"}
+
+
+def test_the_same_keys_at_two_and_three_players_and_all_documented():
+    two = analyse(["--set", "tokens=3", "--json"])
+    three = analyse(["--set", "tokens=2", "--players", "3", "--json"])
+    assert _keys(two) == _keys(three)
+    assert two["schema"] == three["schema"] == "four21sim.solution" and two["schema_version"] == 1
+    assert set(two["state"]) == set(three["state"]) and set(two["seats"][0]) == set(three["seats"][0])
+    documented = set(re.findall(r"^\| `(\w+)`(?:, `(\w+)`)?", DOC, re.M))
+    documented = {k for pair in documented for k in pair if k}
+    assert _keys(two) | {"leader", "follower"} <= documented, _keys(two) - documented
+    for out in (two, three):  # one payer, and a start state that is the start
+        assert sum(s["p_pay"] for s in out["seats"]) == pytest.approx(1.0, abs=1e-12)
+        assert out["state"]["seats"] == out["seats"] and out["state"]["expected_rounds"] == out["expected_rounds"]
+
+
+def test_a_rotated_three_player_state_rotates_the_seats():
+    # the same table seen with every seat moved one place: the same P(pay), moved one seat
+    base = analyse(["--set", "tokens=2", "--players", "3", "--state", "pot=0,t0=0,t1=1,t2=1,leader=1",
+                    "--set", "end=last_holder"])
+    for shift in (1, 2):
+        toks = [0, 1, 1]
+        rot = [toks[(s - shift) % 3] for s in range(3)]
+        out = analyse(["--set", "tokens=2", "--players", "3", "--set", "end=last_holder", "--state",
+                       f"pot=0,t0={rot[0]},t1={rot[1]},t2={rot[2]},leader={(1 + shift) % 3}"])
+        got = [s["p_pay"] for s in out["state"]["seats"]]
+        want = [base["state"]["seats"][(s - shift) % 3]["p_pay"] for s in range(3)]
+        assert got == pytest.approx(want, abs=1e-12)
+    assert base["state"]["seats"][0] == {"seat": 0, "p_pay": 0.0, "p_win": 1.0}  # out under last_holder: has won
+
+
+def test_the_value_of_leading_is_in_the_text_without_a_signed_lowering():
+    for argv in (["--set", "tokens=3"], ["--set", "tokens=2", "--players", "3"]):
+        text = format_text(analyse(argv))
+        assert "Value of leading (exact)" in text and "round lowers a player's P(pay) by" in text
+        assert not re.search(r"(lowers|raises) [^.]* by [+-]", text)
+
+
+def test_a_disk_cache_read_is_reported_as_such(tmp_path):
+    env = {**os.environ, "FOUR21SIM_CACHE_DIR": str(tmp_path)}
+    args = [sys.executable, "-m", "four21sim", "solve", "--set", "tokens=2", "--players", "3"]
+    first = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    second = subprocess.run(args + ["--json"], cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    again = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    assert first.returncode == second.returncode == again.returncode == 0, first.stderr + second.stderr
+    assert "solved in" in first.stdout and "disk cache" not in first.stdout
+    out = json.loads(second.stdout)
+    assert out["from_cache"] and out["seconds"] < out["solve_seconds"] + out["certificate_seconds"] + 60
+    line = next(ln for ln in again.stdout.splitlines() if "disk cache" in ln)
+    assert line.startswith("read from the disk cache in ") and "the solve that stored it took" in line
