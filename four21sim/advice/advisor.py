@@ -36,7 +36,7 @@ from ..rules import dice
 from ..rules.variants import Variant, as_variant
 from .explain import explain
 
-__all__ = ["Advice", "advise", "game_keeps", "ROLES"]
+__all__ = ["Advice", "advise", "game_keeps", "rank_keeps", "keep_order", "ROLES"]
 
 ROLES = ("leader", "follower")
 
@@ -156,16 +156,26 @@ def _check_state(variant: Variant, state) -> tuple[int, int, int]:
     return pot, mine, theirs
 
 
-def _ranked(h: int, options: dict) -> list[odds.Keep]:
-    """Keeps best first; values within the solver's tie tolerance keep HAND_KEEPS order."""
+_HAND_KEEPS = [[int(k) for k in dice.HAND_KEEPS[h, :dice.N_HAND_KEEPS[h]]] for h in range(dice.N_HANDS)]
+
+
+def keep_order(h: int, options: dict) -> list[int]:
+    """The keeps of ``options`` (keep -> P(win the game)) best first: the first of those within the
+    solver's tie tolerance of the best in HAND_KEEPS order (stop, then more dice kept), then the others
+    by value (equal values in HAND_KEEPS order)."""
     from ..exact.two_player import KEEP_TIE
-    order = [int(k) for k in dice.HAND_KEEPS[h, :dice.N_HAND_KEEPS[h]] if int(k) in options]
+    order = [k for k in _HAND_KEEPS[h] if k in options]
     top = max(options.values())
     best = next(k for k in order if options[k] >= top - KEEP_TIE)
-    rest = sorted((k for k in order if k != best), key=lambda k: (-options[k], order.index(k)))
+    pos = {k: i for i, k in enumerate(order)}
+    return [best, *sorted((k for k in order if k != best), key=lambda k: (-options[k], pos[k]))]
+
+
+def rank_keeps(h: int, options: dict) -> list[odds.Keep]:
+    """Keeps best first (:func:`keep_order`), as :class:`~four21sim.exact.odds.Keep` rows."""
     return [odds.Keep(dice.keep_label(h, k), float(options[k]),
                       dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
-                      k == dice.FULL_KEEP + h, int(k)) for k in [best, *rest]]
+                      k == dice.FULL_KEEP + h, int(k)) for k in keep_order(h, options)]
 
 
 def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leader_hand=None,
@@ -197,7 +207,7 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
         if made < 1:
             raise ValueError(f"throws_left: {throws_left} is not allowed for a leader with a limit of {L} "
                              f"throws; allowed: 0 to {L - 1}")
-        return _ranked(h, two_player.leader_keep_values(sol, pot, mine, theirs, h, made))
+        return rank_keeps(h, two_player.leader_keep_values(sol, pot, mine, theirs, h, made))
     if role != "follower":
         raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
     hl = odds._as_hand(leader_hand, "beat")
@@ -208,7 +218,7 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
     if made < 1:
         raise ValueError(f"throws_left: {throws_left} is not allowed behind a leader who threw {c} time(s); "
                          f"allowed: 0 to {c - 1}")
-    return _ranked(h, two_player.follower_keep_values(sol, pot, mine, theirs, hl, c, h, made))
+    return rank_keeps(h, two_player.follower_keep_values(sol, pot, mine, theirs, hl, c, h, made))
 
 
 def _situation(v: Variant, h: int, role, targets, objective, state, phase, count, throws_left):

@@ -36,7 +36,7 @@ import numpy as np
 from ..rules import dice
 from ..rules import kernel as R
 
-__all__ = ["NEAR_TIE", "Stakes", "stakes", "gap_parts", "ties", "explain"]
+__all__ = ["NEAR_TIE", "Stakes", "stakes", "gap_parts", "ties", "explain", "outcome_values", "round_table"]
 
 NEAR_TIE = 0.0025
 """Keeps closer than this to the best on a measure (0.25 percentage point of a
@@ -88,18 +88,18 @@ class Stakes:
 
 
 @lru_cache(maxsize=16)
-def _round_table(variant, phase: str):
+def round_table(variant, phase: str):
     from ..exact.two_player import round_table
     return round_table(variant, phase)
 
 
-def _outcome_values(sol, pot: int, a: int, b: int):
+def outcome_values(sol, pot: int, a: int, b: int):
     """For a round led by the player holding ``a`` against ``b``: per payout p, the leader's
     P(win the game), and whether the game ends won or lost, when the leader loses (``[0]``)
     and when the follower loses (``[1]``): arrays ``value[2, P]``, ``won[2, P]``, ``lost[2, P]``."""
     prm = R.params(sol.variant)
     phase = R.phase_of(pot)
-    P = int(max(_round_table(sol.variant, ph)[1].max() for ph in ("charge", "decharge"))) + 1
+    P = int(max(round_table(sol.variant, ph)[1].max() for ph in ("charge", "decharge"))) + 1
     value, won, lost = np.zeros((2, P)), np.zeros((2, P)), np.zeros((2, P))
     for side, loser in enumerate((0, 1)):
         for p in range(1, P):
@@ -186,12 +186,12 @@ def stakes(variant, role: str, hand, made: int, keep: int, state, leader_hand=No
     pot, mine, theirs = state
     phase = "charge" if pot else "decharge"
     L = variant.throws(phase)
-    code, pay = _round_table(variant, phase)
+    code, pay = round_table(variant, phase)
     acc = dict.fromkeys(("win", "win_v", "win_pay", "lose", "lose_v", "lose_pay", "won_now", "lost_now"), 0.0)
     start = _start(hand, keep)
     first = _KT[dice.EMPTY_KEEP]
     if role == "follower":
-        vals, won, lost = _outcome_values(sol, pot, theirs, mine)
+        vals, won, lost = outcome_values(sol, pot, theirs, mine)
         dec = sol.round_detail(pot, theirs, mine)["foll_dec"][leader_hand, count - 1]
         fin = _finals(start, made + 1, count, lambda t, h: dec[t - 1, h]) \
             if keep != dice.FULL_KEEP + hand else _stopped(start, made)
@@ -200,7 +200,7 @@ def stakes(variant, role: str, hand, made: int, keep: int, state, leader_hand=No
             _accumulate(acc, fin[f, h], _code_share(cd, False), p, vals, won, lost, False)
         mean_count = None
     else:
-        vals, won, lost = _outcome_values(sol, pot, mine, theirs)
+        vals, won, lost = outcome_values(sol, pot, mine, theirs)
         d = sol.round_detail(pot, mine, theirs)
         lead_dec, foll_dec = d["lead_dec"], d["foll_dec"]
         fin_l = _finals(start, made + 1, L, lambda t, h: lead_dec[L - t - 1, h]) \

@@ -1,4 +1,4 @@
-"""The ``four21sim`` command: ``four21sim advise|solve|sweep|play ...``.
+"""The ``four21sim`` command: ``four21sim advise|solve|sweep|play|site ...``.
 
 ``python -m four21sim`` is this dispatcher; ``python -m four21sim.sweep`` (the README's main
 command) runs ``four21sim sweep``.
@@ -17,6 +17,7 @@ COMMANDS = {
     "solve": ("four21sim.cli.solve", "the 2-player game solved exactly: who wins, the optimal keep tables"),
     "sweep": ("four21sim.cli.sweep", "run a study: fairness, first-player advantage, skill, game length"),
     "play": ("four21sim.cli.play", "play a game at the terminal against the optimal or habit players"),
+    "site": ("four21sim.cli.site", "write the advisor as a static page for a phone at the table (works offline)"),
 }
 
 _USAGE = "usage: four21sim {" + ",".join(COMMANDS) + "} ... [--help] [--version]"
