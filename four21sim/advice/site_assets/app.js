@@ -254,9 +254,11 @@
     const body = el("tbody");
     round.forEach((k, i) => {
       const gk = gameBy[k.k];
-      const cls = [i === 0 ? "is-round" : "", game && gk === game[0] ? "is-game" : ""].join(" ").trim();
+      const isGame = Boolean(game && gk === game[0]);
+      const cls = [i === 0 ? "is-round" : "", isGame ? "is-game" : ""].join(" ").trim();
+      const badge = i === 0 && isGame ? "best for both" : i === 0 ? "best for the round" : isGame ? "best for the game" : null;
       body.append(el("tr", { class: cls || null, "data-keep": k.label },
-        el("td", { class: "keep" }, k.label),
+        el("td", { class: "keep", "data-best": badge }, k.label),
         el("td", { "data-num": k.n, "data-den": tbl.den, title: "exact: " + fraction(k.n, tbl.den) }, pctRound(k.n, tbl.den)),
         game ? el("td", { "data-m": gk.n }, pctGame(gk.n)) : []));
     });
@@ -312,15 +314,14 @@
     else if (fallback !== undefined) select.value = String(fallback);
   }
   function stateFields(g) {
-    const set = $("state-set");
+    const set = $("state-fields");
     const want = g ? g.fields : [];
     const have = [...set.querySelectorAll("input")].map((i) => i.name);
     if (want.join() !== have.join()) {
-      set.querySelectorAll("label.num").forEach((l) => l.remove());
-      want.forEach((f) => set.insertBefore(el("label", { class: "num" }, (FIELD_LABELS[f] || f) + " ",
-        el("input", { id: f, name: f, inputmode: "numeric", size: 3 })), $("state-help")));
+      set.replaceChildren(...want.map((f) => el("label", { class: "num" }, (FIELD_LABELS[f] || f) + " ",
+        el("input", { id: f, name: f, inputmode: "numeric", size: 3 }))));
     }
-    set.hidden = !g;
+    $("state-set").hidden = !g;
   }
 
   function fillForm(p) {
@@ -417,7 +418,8 @@
   // ------------------------------------------------------------------ start
   options($("variant"), Object.keys(M.variants), Object.values(M.variants).map((v) => v.describe));
   const counts = Array.from({ length: MAX_PLAYERS - 1 }, (_, i) => i + 2);
-  options($("players"), counts, counts.map((n) => n + " players" + (M.variants[Object.keys(M.variants)[0]].game[String(n)] ? "" : " (round answer)")));
+  options($("players"), counts, counts.map((n) => n + (M.variants[Object.keys(M.variants)[0]].game[String(n)] ? ""
+    : " (round answer only)")));
   $("generator").textContent = M.generator;
   form.addEventListener("input", onForm);
   form.addEventListener("change", onForm);
