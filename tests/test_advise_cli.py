@@ -323,7 +323,8 @@ def test_single_round_game_equals_the_round_odds():
 # ----------------------------------------------------------------- conventions
 @pytest.mark.parametrize("argv", [["-m", "four21sim", "--version"], ["-m", "four21sim", "advise", "--version"],
                                   ["-m", "four21sim", "solve", "--version"], ["-m", "four21sim", "sweep", "--version"],
-                                  ["-m", "four21sim.sweep", "--version"], ["-m", "four21sim", "play", "--version"]])
+                                  ["-m", "four21sim.sweep", "--version"], ["-m", "four21sim", "play", "--version"],
+                                  ["-m", "four21sim", "site", "--version"]])
 def test_version_on_every_command(argv):
     from four21sim import __version__
     proc = subprocess.run([sys.executable, *argv], cwd=REPO, capture_output=True, text=True, timeout=120)
