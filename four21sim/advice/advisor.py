@@ -14,7 +14,10 @@ game answer
     players playing optimally afterwards.
 
 They can differ because the game answer weighs the tokens at stake (the pot, one's
-own tokens and the opponent's), while the round answer only looks at this round.
+own tokens and the opponent's), while the round answer only looks at this round. The
+explanation (:mod:`four21sim.advice.explain`) says which keeps tie or nearly tie, what
+each answer's keep gives on both measures, and splits the game gap over the round's
+outcomes.
 
     >>> from four21sim.advice import advise
     >>> a = advise("543", role="follower", beat="654", throws_left=1, state=(0, 3, 8))
@@ -23,6 +26,7 @@ own tokens and the opponent's), while the round answer only looks at this round.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -30,8 +34,9 @@ from .._util.checks import check_int
 from ..exact import odds
 from ..rules import dice
 from ..rules.variants import Variant, as_variant
+from .explain import explain
 
-__all__ = ["Advice", "advise", "game_keeps", "ROLES"]
+__all__ = ["Advice", "advise", "game_keeps", "rank_keeps", "keep_order", "ROLES"]
 
 ROLES = ("leader", "follower")
 
@@ -151,16 +156,26 @@ def _check_state(variant: Variant, state) -> tuple[int, int, int]:
     return pot, mine, theirs
 
 
-def _ranked(h: int, options: dict) -> list[odds.Keep]:
-    """Keeps best first; values within the solver's tie tolerance keep HAND_KEEPS order."""
+_HAND_KEEPS = [[int(k) for k in dice.HAND_KEEPS[h, :dice.N_HAND_KEEPS[h]]] for h in range(dice.N_HANDS)]
+
+
+def keep_order(h: int, options: dict) -> list[int]:
+    """The keeps of ``options`` (keep -> P(win the game)) best first: the first of those within the
+    solver's tie tolerance of the best in HAND_KEEPS order (stop, then more dice kept), then the others
+    by value (equal values in HAND_KEEPS order)."""
     from ..exact.two_player import KEEP_TIE
-    order = [int(k) for k in dice.HAND_KEEPS[h, :dice.N_HAND_KEEPS[h]] if int(k) in options]
+    order = [k for k in _HAND_KEEPS[h] if k in options]
     top = max(options.values())
     best = next(k for k in order if options[k] >= top - KEEP_TIE)
-    rest = sorted((k for k in order if k != best), key=lambda k: (-options[k], order.index(k)))
+    pos = {k: i for i, k in enumerate(order)}
+    return [best, *sorted((k for k in order if k != best), key=lambda k: (-options[k], pos[k]))]
+
+
+def rank_keeps(h: int, options: dict) -> list[odds.Keep]:
+    """Keeps best first (:func:`keep_order`), as :class:`~four21sim.exact.odds.Keep` rows."""
     return [odds.Keep(dice.keep_label(h, k), float(options[k]),
                       dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
-                      k == dice.FULL_KEEP + h, int(k)) for k in [best, *rest]]
+                      k == dice.FULL_KEEP + h, int(k)) for k in keep_order(h, options)]
 
 
 def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leader_hand=None,
@@ -192,7 +207,7 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
         if made < 1:
             raise ValueError(f"throws_left: {throws_left} is not allowed for a leader with a limit of {L} "
                              f"throws; allowed: 0 to {L - 1}")
-        return _ranked(h, two_player.leader_keep_values(sol, pot, mine, theirs, h, made))
+        return rank_keeps(h, two_player.leader_keep_values(sol, pot, mine, theirs, h, made))
     if role != "follower":
         raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
     hl = odds._as_hand(leader_hand, "beat")
@@ -203,22 +218,53 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
     if made < 1:
         raise ValueError(f"throws_left: {throws_left} is not allowed behind a leader who threw {c} time(s); "
                          f"allowed: 0 to {c - 1}")
-    return _ranked(h, two_player.follower_keep_values(sol, pot, mine, theirs, hl, c, h, made))
+    return rank_keeps(h, two_player.follower_keep_values(sol, pot, mine, theirs, hl, c, h, made))
 
 
-def _explain(role: str, measure: str, best_round: odds.Keep, game: list | None, state) -> str:
-    def what(k):
-        return "stop" if k.stop else f"keep {k.keep}"
+def _situation(v: Variant, h: int, role, targets, objective, state, phase, count, throws_left):
+    """Check the situation; returns ``(role, target indices, state, phase, count, throws_left)``."""
+    target_idx = [odds._as_hand(t, "beat") for t in targets]
+    role = role or ("follower" if target_idx or objective == "beat" else "leader")
+    if role not in ROLES:
+        raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
+    if role == "leader" and target_idx:
+        raise ValueError("beat: a leader has no hand to beat; allowed: role follower with beat")
+    if state is not None:
+        state = _check_state(v, state)
+        implied = "charge" if state[0] else "decharge"
+        if phase is not None and phase != implied:
+            raise ValueError(f"phase: {phase!r} does not match the state (pot {state[0]}: {implied}); "
+                             f"allowed: {implied}")
+        phase = implied
+    phase = phase or "charge"
+    if phase not in ("charge", "decharge"):
+        raise ValueError(f"phase: {phase!r} is not allowed; allowed: charge, decharge")
+    L = v.throws(phase)
+    if count is not None and role == "leader":
+        raise ValueError("count: the leader's count is for a follower; a leader's limit comes from the phase")
+    c = check_int("count", L if count is None else count, 1, L, f"1 to {L} (the {phase} throw limit)")
+    throws_left = c - 1 if throws_left is None else throws_left
+    check_int("throws_left", throws_left, 0, c - 1,
+              f"0 to {c - 1} ({'the leader threw' if role == 'follower' else 'a limit of'} {c} time(s))")
+    if state is not None and role == "follower" and len(target_idx) != 1:
+        raise ValueError("state: a follower's game answer is for 2 players; allowed: exactly one hand to beat "
+                         f"(the leader's), got {len(target_idx)}")
+    return role, target_idx, state, phase, c, throws_left
 
-    if game is None:
-        return (f"Round answer only: {what(best_round)} maximises {measure} this round; give the game state "
-                "(2 players) for the game answer, P(winning the game).")
-    pot, mine, theirs = state
-    if game[0].index == best_round.index:
-        return (f"Both answers say {what(best_round)}: it maximises {measure} this round and "
-                f"P(winning the game) from pot {pot}, you {mine}, the opponent {theirs}.")
-    return (f"They differ: the game answer ({what(game[0])}) weighs the tokens at stake (pot {pot}, your {mine}, "
-            f"the opponent's {theirs}), while the round answer ({what(best_round)}) only maximises {measure}.")
+
+def _round_answer(v: Variant, h: int, role: str, worst: str | None, objective, reach, throws_left: int, c: int,
+                  exact: bool):
+    """The round answer: ``(objective, target name, every keep best first)``."""
+    if role == "leader":
+        obj, tgt = odds.choose_objective(objective, None, reach, "leader")
+        rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact, throws=c,
+                                followers=v.followers if obj == "round" else "at_most")
+    else:
+        if objective == "round":
+            raise ValueError("objective: 'round' is a leader's objective; a follower's is beat")
+        obj, tgt = odds.choose_objective(objective, worst, reach, "follower")
+        rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact)
+    return obj, dice.hand_name(odds._as_hand(tgt, "target")) if tgt is not None else None, rows
 
 
 def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = None, reach=None,
@@ -255,61 +301,29 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     Returns
     -------
     Advice
+        With :attr:`Advice.explanation`: ties and near-ties, and when the answers differ
+        what each keep gives on both measures and why (:func:`four21sim.advice.explain.explain`).
     """
     v = as_variant(variant)
     if not isinstance(v, Variant):
         raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
     h = odds._as_hand(hand, "hand")
     targets = [beat] if isinstance(beat, str) else list(beat or [])
-    target_idx = [odds._as_hand(t, "beat") for t in targets]
-    role = role or ("follower" if targets or objective == "beat" else "leader")
-    if role not in ROLES:
-        raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
-    if role == "leader" and targets:
-        raise ValueError("beat: a leader has no hand to beat; allowed: role follower with beat")
-    if state is not None:
-        state = _check_state(v, state)
-        implied = "charge" if state[0] else "decharge"
-        if phase is not None and phase != implied:
-            raise ValueError(f"phase: {phase!r} does not match the state (pot {state[0]}: {implied}); "
-                             f"allowed: {implied}")
-        phase = implied
-    phase = phase or "charge"
-    if phase not in ("charge", "decharge"):
-        raise ValueError(f"phase: {phase!r} is not allowed; allowed: charge, decharge")
-    L = v.throws(phase)
-    if count is not None and role == "leader":
-        raise ValueError("count: the leader's count is for a follower; a leader's limit comes from the phase")
-    c = L if count is None else count
-    c = check_int("count", c, 1, L, f"1 to {L} (the {phase} throw limit)")
-    if throws_left is None:
-        throws_left = c - 1
-    check_int("throws_left", throws_left, 0, c - 1,
-              f"0 to {c - 1} ({'the leader threw' if role == 'follower' else 'a limit of'} {c} time(s))")
+    role, target_idx, state, phase, c, throws_left = _situation(v, h, role, targets, objective, state, phase,
+                                                                count, throws_left)
     rank = dice.RANK[v.ranking_index]
     worst = max(target_idx, key=lambda t: rank[t]) if target_idx else None
     worst_name = dice.hand_name(worst) if worst is not None else None
-    if role == "leader":
-        obj, tgt = odds.choose_objective(objective, None, reach, "leader")
-        rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact, throws=c,
-                                followers=v.followers if obj == "round" else "at_most")
-    else:
-        if objective == "round":
-            raise ValueError("objective: 'round' is a leader's objective; a follower's is beat")
-        obj, tgt = odds.choose_objective(objective, worst_name, reach, "follower")
-        rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact)
-    tgt_name = dice.hand_name(odds._as_hand(tgt, "target")) if tgt is not None else None
+    obj, tgt_name, rows = _round_answer(v, h, role, worst_name, objective, reach, throws_left, c, exact)
     measure = _measure(obj, tgt_name)
     game = None
     if state is not None:
-        if role == "follower" and len(target_idx) != 1:
-            raise ValueError("state: a follower's game answer is for 2 players; allowed: exactly one hand to beat "
-                             f"(the leader's), got {len(target_idx)}")
         game = game_keeps(v, role, dice.hand_name(h), throws_left, state, worst_name, c if role == "follower" else None)
+    why = explain(v, role, measure, obj, rows, game, state, h, c - throws_left, worst,
+                  c if role == "follower" else None)
     return Advice(v, role, dice.hand_name(h), int(throws_left), int(c - throws_left), int(c),
                   [dice.hand_name(t) for t in sorted(target_idx, key=lambda t: rank[t])], obj, tgt_name, measure,
-                  rows, state, game, _explain(role, measure, rows[0], game, state),
-                  v.followers)
+                  rows, state, game, why, v.followers)
 
 
 def format_advice(adv: Advice, show_exact: bool = False) -> str:
@@ -353,5 +367,5 @@ def format_advice(adv: Advice, show_exact: bool = False) -> str:
         g = adv.best_game
         lines.append(f"Best play for the game: {'stop' if g.stop else 'keep ' + g.keep}  ->  P(win the game) = "
                      f"{100 * g.value:.2f}%")
-    lines.append(adv.explanation)
+    lines += ["", *textwrap.wrap(adv.explanation, 100)]
     return "\n".join(lines)

@@ -1,23 +1,30 @@
-"""Cheat sheets: the best keep and its exact chance in every situation, on one page.
+"""Cheat sheets to print: the best keep and its exact chance in every situation, on A4 pages.
 
-    >>> from four21sim import charts
-    >>> charts.write_cheat_sheet("super421", "super421-keeps.pdf")   # or .png
+    >>> from four21sim.advice import charts
+    >>> charts.write_cheat_sheet("super421", "super421-keeps.pdf")   # every page in one PDF
 
-The sheet has two panels, one row per hand (best first in the variant's ranking):
+The sheet of a variant is a few A4 portrait pages, every text at 8 pt or more, one row
+per hand held (best first in the variant's ranking, the hand written at both ends of
+the row):
 
-- **leader**: after the first and the second throw, stop or which dice to keep, and
-  P(not losing the round to one follower who plays to beat you), a tie counting half
-  (:func:`four21sim.exact.odds.leader_round`);
-- **follower**: for a choice of hands to beat, grouped by kind (fiches and brelans,
-  suites, plain hands), with two throws left and with one, the keep and P(beat it)
-  under the variant's follower rule.
+- **page 1, the leader**: after the first and the second throw, stop or which dice to
+  keep, and P(not losing the round to one follower who plays to beat you), a tie
+  counting half (:func:`four21sim.exact.odds.leader_round`);
+- **the follower's pages**: every hand that can be beaten (all but 421), grouped by kind
+  in ranking order (fiches and brelans, suites, nénette, the plain hands by their
+  highest die), with two throws left and with one: the keep and P(beat it) under the
+  variant's follower rule. Under the ``exact`` rule a follower never stops; a framed
+  cell is a hand that already beats the target but must be re-thrown.
 
-Every number is the one ``four21sim advise`` prints for the same question
-(:func:`cheat_sheet_data` is the table drawn).
+Each page states the rules the chances count and leave out (the follower rule, the
+tie-breaks by throws and the nénette rescue). Every number is the one
+``four21sim advise`` prints for the same question (:func:`cheat_sheet_data` is the
+table drawn).
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,12 +35,22 @@ from ..exact import odds
 from ..rules import dice
 from ..rules.variants import Variant, as_variant
 
-__all__ = ["FOLLOWER_TARGETS", "cheat_sheet_data", "cheat_sheet", "write_cheat_sheet", "readable"]
+__all__ = ["PAGE_SIZE", "MIN_FONT", "TARGETS_PER_PAGE", "target_groups", "cheat_sheet_data", "cheat_sheet",
+           "write_cheat_sheet", "readable", "leader_limit", "short_keep", "cell_text", "rule_notes"]
 
-# hands to beat shown on the follower panel, by kind: what a follower usually faces
-FOLLOWER_TARGETS = {"fiche or brelan": ("611", "555", "411", "311", "222"),
-                    "suite": ("654", "321"),
-                    "plain hand": ("665", "652", "631", "553", "431")}
+PAGE_SIZE = (8.27, 11.69)  # A4 portrait, inches
+MIN_FONT = 8.0  # points: no text on the sheet is smaller
+TARGETS_PER_PAGE = 6  # hands to beat per follower page (two columns each)
+_PT = 72.0  # points per inch
+_W, _H = PAGE_SIZE[0] * _PT, PAGE_SIZE[1] * _PT
+_MARGIN = 28.0
+_LABEL_W = 26.0  # the hand column at each end of a row
+_TOP = 118.0  # from the top of the page to the first row of cells
+_BOTTOM = 40.0  # the least room for the notes under the table (more when they need it)
+_MONO = "DejaVu Sans Mono"
+_LEGEND = ("The best keep and its exact chance: the dice to keep ('61' = keep the 6 and the 1, re-throw the "
+           "other die; '-' = re-throw all three; 'stop' = keep all).")
+_LEGEND_SHORT = "'61' = keep the 6 and the 1; '-' = re-throw all three."
 
 
 def leader_limit(variant: Variant) -> int:
@@ -41,126 +58,232 @@ def leader_limit(variant: Variant) -> int:
     return max(variant.charge_throws, variant.decharge_throws)
 
 
+def _kind(h: int, ranking: str) -> str:
+    cat = dice.CATEGORY_NAMES[dice.CATEGORY[h]]
+    if cat in ("brelan", "fiche"):
+        return "three of a kind and fiches"
+    if cat == "suite":
+        return "suites"
+    if cat == "nenette":
+        return "nénette"
+    return f"plain hands, {dice.HANDS[h][0]} high"
+
+
+def target_groups(variant: Variant | str) -> list[tuple[str, list[str]]]:
+    """Every hand that can be beaten (all but 421), in ranking order, grouped by kind:
+    ``[(kind, [hand, ...]), ...]``."""
+    v = as_variant(variant)
+    groups: list[tuple[str, list[str]]] = []
+    for h in dice.ORDER[v.ranking_index][1:]:
+        kind = _kind(int(h), v.ranking)
+        if not groups or groups[-1][0] != kind:
+            groups.append((kind, []))
+        groups[-1][1].append(dice.hand_name(int(h)))
+    return groups
+
+
+def _targets(variant: Variant) -> list[str]:
+    return [t for _, ts in target_groups(variant) for t in ts]
+
+
 def cheat_sheet_data(variant: Variant | str, targets: Sequence[str] | None = None) -> pd.DataFrame:
     """The cells of the cheat sheet as a tidy table.
 
     Columns: ``role`` (leader, follower), ``hand``, ``throws_left``, ``beat`` (the hand
     to beat, empty for the leader), ``keep`` (as ``advise`` writes it), ``p`` (the
-    exact chance, as a float), ``measure``.
+    exact chance, as a float), ``exact`` (the fraction), ``measure``, and ``forced``
+    (a follower whose hand already beats the target, made to re-throw by the exact rule).
     """
     v = as_variant(variant)
-    targets = list(targets) if targets is not None else [t for ts in FOLLOWER_TARGETS.values() for t in ts]
+    targets = list(targets) if targets is not None else _targets(v)
     order = [dice.hand_name(int(h)) for h in dice.ORDER[v.ranking_index]]
+    rank = dice.RANK[v.ranking_index]
     rows = []
     L = leader_limit(v)
     for m in range(L - 1, 0, -1):
         for h in order:
-            best = odds.keep_advice(h, m, objective="round", variant=v, throws=L)[0]
+            best = odds.keep_advice(h, m, objective="round", variant=v, throws=L, exact=True)[0]
             rows.append(dict(role="leader", hand=h, throws_left=m, beat="", keep=best.keep, p=float(best.value),
-                             measure="P(not losing the round)"))
+                             exact=best.value, measure="P(not losing the round)", forced=False))
     for t in targets:
         t = dice.hand_name(dice.parse_hand(t, "targets"))
+        ti = dice.parse_hand(t)
         for m in (2, 1):
             for h in order:
-                best = odds.keep_advice(h, m, beat=t, variant=v)[0]
+                best = odds.keep_advice(h, m, beat=t, variant=v, exact=True)[0]
+                forced = v.followers == "exact" and rank[dice.parse_hand(h)] < rank[ti]
                 rows.append(dict(role="follower", hand=h, throws_left=m, beat=t, keep=best.keep,
-                                 p=float(best.value), measure=f"P(beat {t})"))
+                                 p=float(best.value), exact=best.value, measure=f"P(beat {t})", forced=forced))
     return pd.DataFrame(rows)
 
 
-def _text_colour(cmap, norm, value) -> str:
-    r, g, b, _ = cmap(norm(value))
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+def short_keep(keep: str) -> str:
+    """The keep as the sheet prints it, the dice kept: ``"6 _ 1"`` -> ``"61"``, ``"_ _ _"`` -> ``"-"``
+    (re-throw all three); ``stop`` stays."""
+    if keep == "stop":
+        return keep
+    return "".join(c for c in keep if c.isdigit()) or "-"
 
 
-def _panel(ax, values, labels, row_names, col_names, title, cmap, norm, fontsize):
-    ax.imshow(values, aspect="auto", cmap=cmap, norm=norm, interpolation="nearest")
-    for i in range(values.shape[0]):
-        for j in range(values.shape[1]):
-            ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=fontsize,
-                    color=_text_colour(cmap, norm, values[i, j]))
-    ax.set_yticks(range(len(row_names)), row_names, fontsize=fontsize + 1, family="monospace")
-    ax.set_xticks(range(len(col_names)), col_names, fontsize=fontsize + 0.5)
-    ax.tick_params(axis="x", top=True, labeltop=True, bottom=True, labelbottom=True, length=0)
-    ax.tick_params(axis="y", length=0)
-    ax.set_title(title, fontsize=fontsize + 3, loc="left", pad=44)
+def cell_text(keep: str, p) -> str:
+    """A cell: the keep and its chance, ``100%`` and ``0%`` only when exact, else ``>99%`` / ``<1%``."""
+    p = float(p)
+    pct = "100%" if p == 1 else ">99%" if p >= 0.995 else "0%" if p == 0 else "<1%" if p < 0.005 else f"{100 * p:.0f}%"
+    if keep == "stop" and p == 1:
+        return "stop"
+    return f"{short_keep(keep)} {pct}"
+
+
+def rule_notes(v: Variant, role: str) -> list[str]:
+    """What the chances on a page count and what they leave out, one line each."""
+    lines = []
+    if role == "leader":
+        lines.append("Leader: P(not losing the round to one follower who then plays to beat your hand with as many "
+                     "throws as you used); a tie counts half (roll-off).")
+        one = [ph for ph in ("charge", "decharge") if v.throws(ph) == 1]
+        if one:
+            lines.append(f"{' and '.join(one).capitalize()}: one throw only ('sec'), nothing to decide; "
+                         f"this page is the phase with {leader_limit(v)} throws.")
+    elif v.followers == "exact":
+        lines.append("Exact rule: a follower makes as many throws as the leader and re-throws at least one die "
+                     "every time: it never stops. A framed cell holds a hand that already beats the target: "
+                     "re-throw as shown.")
+    else:
+        lines.append("'Le bon' rule: a follower may stop after any throw; 'stop' = keep all three dice "
+                     "(you already beat it).")
+    left = []
+    if v.fewer_throws_wins:
+        left.append("equal hands are split by throws, fewer winning")
+    if v.nenette_rescue:
+        left.append("the nénette rescue (no combination on the table: 221 beats every hand, worth 4)")
+    lines.append("Equal hands: a roll-off. "
+                 + (f"Not counted here ({v.describe()} plays them): {'; '.join(left)}." if left else
+                    f"{v.describe()} has no other tie-break."))
+    return lines
+
+
+def _colours(p: np.ndarray) -> np.ndarray:
+    import matplotlib.pyplot as plt
+    # light colours only: black text stays readable on every cell, in colour and in grey
+    return plt.get_cmap("YlGnBu")(0.05 + 0.5 * np.sqrt(np.clip(p, 0.0, 1.0)))
+
+
+def _page(v: Variant, title: str, subtitle: str, hands: list[str], columns: list[tuple], notes: list[str],
+          page_label: str):
+    """One A4 page: ``columns`` are ``(group, head, sub, {hand: (keep, p, forced)})``."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+
+    fig = plt.figure(figsize=PAGE_SIZE)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.axis("off")
+    lines = [w for line in notes for w in textwrap.wrap(line, 118)]
+    bottom = max(_BOTTOM, 16 + 10 * len(lines))
+    n = len(columns)
+    col_w = (_W - 2 * _MARGIN - 2 * _LABEL_W) / n
+    row_h = (_H - _TOP - bottom) / len(hands)
+    x0, x1, y1 = _MARGIN + _LABEL_W, _W - _MARGIN - _LABEL_W, _H - bottom
+    ax.text(_MARGIN, _MARGIN, title, fontsize=13, weight="bold", va="top")
+    for k, line in enumerate(textwrap.wrap(subtitle, 108)):
+        ax.text(_MARGIN, _MARGIN + 20 + 12 * k, line, fontsize=9, va="top")
+    ax.text(_W - _MARGIN, _MARGIN, page_label, fontsize=9, va="top", ha="right")
+    _heads(ax, columns, x0, col_w)
+    p = np.array([[cells[h][1] for _, _, _, cells in columns] for h in hands], dtype=float)
+    ax.imshow(_colours(p), extent=(x0, x1, y1, _TOP), interpolation="nearest", aspect="auto")
+    grid = [[(x0 + j * col_w, _TOP), (x0 + j * col_w, y1)] for j in range(n + 1)]
+    grid += [[(x0, _TOP + i * row_h), (x1, _TOP + i * row_h)] for i in range(len(hands) + 1)]
+    ax.add_collection(LineCollection(grid, colors="white", linewidths=0.6))
+    frames, guides = [], []
+    for i, h in enumerate(hands):
+        y = _TOP + i * row_h
+        for x, ha in ((x0 - 4, "right"), (x1 + 4, "left")):
+            ax.text(x, y + row_h / 2, h, fontsize=MIN_FONT + 1, weight="bold", family=_MONO, ha=ha, va="center")
+        for j, (_, _, _, cells) in enumerate(columns):
+            keep, pj, forced = cells[h]
+            if forced:
+                a, b = x0 + j * col_w + 0.8, x0 + (j + 1) * col_w - 0.8
+                frames.append([(a, y + 0.8), (b, y + 0.8), (b, y + row_h - 0.8), (a, y + row_h - 0.8),
+                               (a, y + 0.8)])
+            ax.text(x0 + (j + 0.5) * col_w, y + row_h / 2, cell_text(keep, pj), fontsize=MIN_FONT, family=_MONO,
+                    ha="center", va="center")
+        if i % 4 == 3 and i + 1 < len(hands):  # a rule every 4 rows guides the eye along a row
+            guides.append([(_MARGIN, y + row_h), (_W - _MARGIN, y + row_h)])
+    ax.add_collection(LineCollection(frames, colors="black", linewidths=1.1))
+    ax.add_collection(LineCollection(guides, colors="grey", linewidths=0.5))
+    for k, line in enumerate(lines):
+        ax.text(_MARGIN, _H - bottom + 6 + 10 * k, line, fontsize=MIN_FONT, va="top")
+    ax.set_xlim(0, _W)
+    ax.set_ylim(_H, 0)
+    return fig
+
+
+def _heads(ax, columns, x0, col_w) -> None:
+    """The column heads: the group over its columns, the hand to beat over its pair, the throws left."""
+    spans: list[list] = []
+    for j, (group, head, sub, _) in enumerate(columns):
+        for level, text in ((0, group), (1, head)):
+            if len(spans) <= level:
+                spans.append([])
+            if spans[level] and spans[level][-1][0] == text:
+                spans[level][-1][2] = j + 1
+            else:
+                spans[level].append([text, j, j + 1])
+        ax.text(x0 + (j + 0.5) * col_w, _TOP - 4, sub, fontsize=MIN_FONT, ha="center", va="bottom")
+    for level, y, size in ((0, _TOP - 36, 9), (1, _TOP - 20, 9)):
+        for text, a, b in spans[level]:
+            ax.text(x0 + (a + b) / 2 * col_w, y, text, fontsize=size, weight="bold", ha="center", va="bottom")
+            ax.plot([x0 + a * col_w + 2, x0 + b * col_w - 2], [y + 2] * 2, color="black", lw=0.6)
+
+
+def _cells(sub: pd.DataFrame) -> dict:
+    return {r.hand: (r.keep, r.p, bool(r.forced)) for r in sub.itertuples()}
 
 
 def cheat_sheet(variant: Variant | str, targets: Sequence[str] | None = None, overrides: Sequence[str] = ()):
-    """Draw the cheat sheet of a variant (a matplotlib Figure, A3 landscape: prints on one page).
+    """Draw the cheat sheet of a variant: a list of matplotlib Figures, one A4 page each.
 
     Parameters
     ----------
     variant : Variant or str
         The rules (a preset name, or a Variant).
     targets : list of str, optional
-        The hands to beat on the follower panel (default: :data:`FOLLOWER_TARGETS`).
+        The hands to beat on the follower pages (default: every hand but 421, grouped by kind).
     overrides : list of str
         Rule overrides (``"tokens=21"``) applied to a preset.
     """
-    import matplotlib.pyplot as plt
-    from matplotlib import colors
-
     v = as_variant(variant, overrides)
     data = cheat_sheet_data(v, targets)
-    order = list(dict.fromkeys(data["hand"]))
-    cmap = plt.get_cmap("YlGnBu")
-    norm = colors.PowerNorm(0.5, vmin=0, vmax=1)
+    hands = list(dict.fromkeys(data["hand"]))
+    L = leader_limit(v)
     lead = data[data["role"] == "leader"]
+    kinds = {t: kind for kind, ts in target_groups(v) for t in ts}
+    beats = list(dict.fromkeys(data.loc[data["role"] == "follower", "beat"]))
+    pages_of = [beats[i:i + TARGETS_PER_PAGE] for i in range(0, len(beats), TARGETS_PER_PAGE)]
+    total = 1 + len(pages_of)
+    title = f"What to keep: {v.describe()}"
+    cols = [("Leader: stop or keep?", f"after throw {L - m}", f"{m} left",
+             _cells(lead[lead["throws_left"] == m])) for m in sorted(set(lead["throws_left"]), reverse=True)]
+    index = "; ".join(f"{ts[0]}-{ts[-1]}: p. {2 + k}" for k, ts in enumerate(pages_of))
+    figs = [_page(v, title, _LEGEND, hands, cols,
+                  rule_notes(v, "leader") + [f"Follower pages, by the hand to beat: {index}."], f"page 1 of {total}")]
     foll = data[data["role"] == "follower"]
-    lead_cols = [(m,) for m in sorted(set(lead["throws_left"]), reverse=True)]
-    foll_cols = list(dict.fromkeys(zip(foll["beat"], foll["throws_left"])))
-    fig = plt.figure(figsize=(16.5, 11.7))
-    widths = [max(len(lead_cols), 1) * 1.0 + 0.6, len(foll_cols) * 1.0 + 0.6]
-    gs = fig.add_gridspec(1, 2, width_ratios=widths, wspace=0.12, left=0.035, right=0.99, top=0.875, bottom=0.05)
-    fs = 6.2
-
-    def grid(sub, cols, key):
-        idx = {k: j for j, k in enumerate(cols)}
-        vals = np.full((len(order), len(cols)), np.nan)
-        labels = [[""] * len(cols) for _ in order]
-        pos = {h: i for i, h in enumerate(order)}
-        for r in sub.itertuples():
-            i, j = pos[r.hand], idx[key(r)]
-            vals[i, j] = r.p
-            labels[i][j] = f"{r.keep}  {100 * r.p:.0f}%" if r.p >= 0.005 or r.p == 0 else f"{r.keep}  <1%"
-        return vals, labels
-
-    if lead_cols:
-        ax = fig.add_subplot(gs[0])
-        vals, labels = grid(lead, lead_cols, lambda r: (r.throws_left,))
-        names = [f"after throw {leader_limit(v) - m}\n({m} left)" for (m,) in lead_cols]
-        _panel(ax, vals, labels, order, names, "Leader: stop or keep?\nP(not losing the round)", cmap, norm, fs)
-    ax = fig.add_subplot(gs[1])
-    vals, labels = grid(foll, foll_cols, lambda r: (r.beat, r.throws_left))
-    names = [f"beat {t}\n{m} left" for t, m in foll_cols]
-    _panel(ax, vals, labels, order, names,
-           f"Follower ({v.followers} rule): keep what, to beat the worst hand on the table?  P(beat it)",
-           cmap, norm, fs)
-    # group headers over the follower columns: the kinds of hands to beat
-    kinds = {t: kind for kind, ts in FOLLOWER_TARGETS.items() for t in ts}
-    start = 0
-    for j in range(1, len(foll_cols) + 1):
-        if j == len(foll_cols) or kinds.get(foll_cols[j][0]) != kinds.get(foll_cols[start][0]):
-            ax.axvline(j - 0.5, color="black", lw=1.2)
-            kind = kinds.get(foll_cols[start][0])
-            if kind:
-                ax.text((start + j - 1) / 2, -2.4, f"to beat: {kind}", ha="center", va="bottom", fontsize=fs + 2)
-            start = j
-    fig.suptitle(f"What to keep at {v.describe()}: the best keep and its exact chance "
-                 "('_ 2 1' = keep the 2 and the 1, re-throw the rest; 'stop' = keep all)",
-                 fontsize=11, x=0.01, y=0.985, ha="left")
-    fig.text(0.01, 0.015, "Exact single-turn odds from four21sim (four21sim advise gives every keep of any cell; "
-             "add --state POT,MINE,THEIRS for the 2-player game answer). Rules: docs/rules.md.", fontsize=8)
-    return fig
+    for k, ts in enumerate(pages_of):
+        cols = [(kinds.get(t, "chosen hands"), f"beat {t}", f"{m} left",
+                 _cells(foll[(foll["beat"] == t) & (foll["throws_left"] == m)])) for t in ts for m in (2, 1)]
+        figs.append(_page(v, title, f"Follower ({v.followers} rule), to beat the worst hand on the table: "
+                          "the dice to keep and P(beat it). " + _LEGEND_SHORT, hands, cols, rule_notes(v, "follower"),
+                          f"page {k + 2} of {total}"))
+    return figs
 
 
 def write_cheat_sheet(variant: Variant | str, out: str | Path, overrides: Sequence[str] = (),
-                      targets: Sequence[str] | None = None) -> Path:
-    """Draw the cheat sheet and write it to ``out`` (PNG or PDF, by extension), atomically."""
+                      targets: Sequence[str] | None = None) -> list[Path]:
+    """Draw the cheat sheet and write it, atomically: a PDF holds every page; a PNG name
+    gets page 1 and ``NAME-2.png``, ``NAME-3.png``, ... the others. Returns the paths written."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
 
     from .._util.atomic import atomic_path
 
@@ -170,15 +293,26 @@ def write_cheat_sheet(variant: Variant | str, out: str | Path, overrides: Sequen
         raise ValueError(f"--out: {str(out)!r} is not allowed; allowed: a file name ending in .png or .pdf")
     if out.parent != Path("") and not out.parent.is_dir():
         raise ValueError(f"--out: the folder {str(out.parent)!r} does not exist")
-    fig = cheat_sheet(variant, targets, overrides)
+    figs = cheat_sheet(variant, targets, overrides)
+    written = []
     try:
-        with atomic_path(out) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=170)
+        if fmt == "pdf":
+            with atomic_path(out) as tmp, PdfPages(tmp) as pdf:
+                for fig in figs:
+                    pdf.savefig(fig)
+            written.append(out)
+        else:
+            for k, fig in enumerate(figs):
+                path = out if k == 0 else out.with_name(f"{out.stem}-{k + 1}{out.suffix}")
+                with atomic_path(path) as tmp:
+                    fig.savefig(tmp, format="png", dpi=110)
+                written.append(path)
     except OSError as exc:
         raise ValueError(f"--out: cannot write {str(out)!r} ({exc.strerror or exc})") from None
     finally:
-        plt.close(fig)
-    return out
+        for fig in figs:
+            plt.close(fig)
+    return written
 
 
 def readable(fig, clim=None, gamma=None, fontsize=None, top=False):
@@ -197,7 +331,8 @@ def readable(fig, clim=None, gamma=None, fontsize=None, top=False):
     data = np.asarray(im.get_array())
     for t in ax.texts:
         x, y = t.get_position()
-        t.set_color(_text_colour(im.cmap, im.norm, data[int(round(y)), int(round(x))]))
+        r, g, b, _ = im.cmap(im.norm(data[int(round(y)), int(round(x))]))
+        t.set_color("black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white")
         if fontsize:
             t.set_fontsize(fontsize)
     if fontsize:

@@ -1,4 +1,4 @@
-"""The ``four21sim`` command: ``four21sim advise|solve|sweep|play ...``.
+"""The ``four21sim`` command: ``four21sim advise|solve|sweep|play|site ...``.
 
 ``python -m four21sim`` is this dispatcher; ``python -m four21sim.sweep`` (the README's main
 command) runs ``four21sim sweep``.
@@ -19,6 +19,7 @@ COMMANDS = {
     "sweep": ("four21sim.cli.sweep", "run a study: fairness, first-player advantage, skill, game length"),
     "play": ("four21sim.cli.play", "play at the terminal against the optimal, habit or plugged-in players; "
                                    "--train says what each choice cost"),
+    "site": ("four21sim.cli.site", "write the advisor as a static page for a phone at the table (works offline)"),
 }
 
 _USAGE = "usage: four21sim {" + ",".join(COMMANDS) + "} ... [--help] [--version]"

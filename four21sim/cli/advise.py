@@ -80,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the follower rule (same as --set followers=...): at_most may stop after any throw "
                         "('le bon'); exact must re-throw at least one die every throw (default: the variant's)")
     p.add_argument("--chart", metavar="VARIANT",
-                   help="draw the cheat sheet of a preset instead (needs --out FILE.png or FILE.pdf)")
+                   help="draw the cheat sheet of a preset instead: A4 pages, the leader's and the follower's "
+                        "against every hand to beat (needs --out FILE.pdf, every page in one file, or FILE.png: "
+                        "page 1 there and page N in FILE-N.png)")
     p.add_argument("--out", metavar="FILE", help="with --chart: the file to write (.png or .pdf)")
     p.add_argument("--exact", action="store_true", help="also print exact fractions")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -93,7 +95,7 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     """Parse arguments and compute the advice (ValueError on bad input).
 
     Returns the parsed arguments and the :class:`~four21sim.advice.Advice`, or the
-    path written with ``--chart``.
+    paths written with ``--chart`` (a PDF: one file of every page; a PNG: one file a page).
     """
     args = build_parser().parse_args(argv)
     if args.chart is not None:
@@ -102,7 +104,7 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
         if args.hand is not None:
             raise ValueError(f"hand: {args.hand!r} is not used with --chart; allowed: --chart VARIANT --out FILE")
         from ..advice.charts import write_cheat_sheet
-        return args, str(write_cheat_sheet(args.chart, args.out, overrides=args.overrides))
+        return args, [str(p) for p in write_cheat_sheet(args.chart, args.out, overrides=args.overrides)]
     if args.out:
         raise ValueError("--out: only used with --chart; allowed: --chart VARIANT --out FILE")
     if args.hand is None:
@@ -138,7 +140,7 @@ def advise(argv: Sequence[str] | None = None) -> dict:
 def main(argv: Sequence[str] | None = None) -> int:
     args, adv = compute(argv)
     if not isinstance(adv, Advice):
-        print(f"wrote {adv}")
+        print(f"wrote {', '.join(adv)}")
         return 0
     if args.json:
         print(json.dumps(adv.to_dict(), indent=2))
