@@ -8,7 +8,9 @@ The package is built in layers (docs/architecture.md), each a subpackage:
 - :mod:`four21sim.policies`: the named keep/reroll policies as tables;
 - :mod:`four21sim.engine`: the numba Monte Carlo engine, :func:`simulate`;
 - :mod:`four21sim.analysis`: tournaments, approximate equilibria, habits;
-- :mod:`four21sim.advice`: the advisor, cheat sheets, a game at the terminal;
+- :mod:`four21sim.advice`: the advisor, cheat sheets, the page for a phone, a game and a
+  trainer at the terminal;
+- :mod:`four21sim.env`: a multi-agent environment (PettingZoo) for other programs;
 - :mod:`four21sim.study.spec`: studies run into results folders, :func:`load` to read one;
 - :mod:`four21sim.cli`: the ``four21sim`` command.
 """
