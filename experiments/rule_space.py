@@ -181,6 +181,11 @@ def analyse(rows: list[dict]) -> pd.DataFrame:
     simulated change the theorem does not settle), and one word: fairer, less fair, no change,
     cannot tell."""
     df = pd.DataFrame(rows)
+    for col in ("lead_change", "lead_change_low", "lead_change_high", "gap_change", "gap_change_low",
+                "gap_change_high", "seat_test_p", "lead_drinks_low", "lead_drinks_high", "gap_drinks_low",
+                "gap_drinks_high"):
+        if col not in df:
+            df[col] = math.nan
     key = ["base", "players", "lineup", "method"]
     base = df[df["change"] == "(preset)"].set_index(key)
     idx = df.set_index(key).index
