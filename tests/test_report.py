@@ -10,6 +10,7 @@
   a 4-player-only study has no 2-player value of leading; a label with a comma is quoted in
   the report's lists;
 - the verdicts: one line per variant, saying the play and the table sizes;
+- every mistake of a study file reported at once, in one message;
 - an older results folder brought up to date (:func:`four21sim.study.tables.rebuild`) gives
   the tables a fresh build gives.
 """
@@ -128,3 +129,20 @@ def test_an_older_folder_is_brought_up_to_date(two, tmp_path):
         pd.testing.assert_frame_equal(tables[name], two.tables[name], check_exact=False, atol=1e-12)
     text = render_report(facts, two.manifest, tables, {})
     assert text.startswith("# four21sim study: custom study") and "## Verdicts" in text
+
+
+def test_every_mistake_of_a_study_file_is_reported_at_once(tmp_path):
+    from four21sim.study.spec import load_study
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\ngames = 0\nplayers = [2, 2]\nlineups = ["greedy", "nope"]\ncolour = "red"\n')
+    with pytest.raises(ValueError) as err:
+        load_study(bad)
+    msg = str(err.value)
+    assert msg.startswith("4 mistakes: ") and "\n" not in msg
+    for part in ("study: unknown key 'colour'", "games: 0 is not allowed", "players: 2 is given twice",
+                 "lineups: unknown policy 'nope'"):
+        assert part in msg, part
+    one = tmp_path / "one.toml"
+    one.write_text('games = 0\n')
+    with pytest.raises(ValueError, match=r"^games: 0 is not allowed; allowed: an integer from 1"):
+        load_study(one)
