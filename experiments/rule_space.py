@@ -167,7 +167,7 @@ def simulated_rows(specs: list[dict], players, games: int, seed: int = SEED) -> 
                 lab = s["label"]
                 row = dict(variant=lab, base=preset, change=s["change"], players=n, lineup="greedy",
                            method="simulation", source="symmetry" if sym[lab] else "simulation", note="",
-                           symmetric=sym[lab], games=games, **vals[lab])
+                           symmetric=sym[lab], games=games, mean_rounds=ps.rounds[lab], **vals[lab])
                 if s["change"] != "(preset)":
                     row.update(_sim_change(ps, lab, preset, sym[lab], sym[preset], vals[lab], vals[preset]))
                 rows.append(row)
@@ -205,8 +205,10 @@ def analyse(rows: list[dict]) -> pd.DataFrame:
 def _verdict(r) -> str:
     if r.change == "(preset)":
         return ""
-    if math.isnan(r.gap_change):
+    if math.isnan(r.gap_drinks):
         return "not solved"
+    if math.isnan(r.gap_change):
+        return "preset not solved"
     if r.method == "exact" or math.isnan(r.gap_change_low):  # exact, or both sides exactly fair
         return "fairer" if r.gap_change < -1e-12 else "less fair" if r.gap_change > 1e-12 else "no change"
     shown = r.seat_test_p_holm < 0.05
@@ -218,12 +220,17 @@ def _verdict(r) -> str:
 
 
 # ------------------------------------------------------------------ the report
+def _num(x: float) -> str:
+    """A change in drinks: 3 decimals, or two significant digits when it is smaller than that."""
+    return f"{x:+.1e}" if 0 < abs(x) < 5e-4 else f"{x:+.3f}"
+
+
 def _cell_change(r) -> str:
     if r.change == "(preset)" or (isinstance(r.gap_change, float) and math.isnan(r.gap_change)):
         return ""
     if r.method == "exact" or math.isnan(r.gap_change_low):
-        return f"{r.gap_change:+.3f}"
-    return f"{r.gap_change:+.3f} [{r.gap_change_low:+.3f}, {r.gap_change_high:+.3f}]"
+        return _num(r.gap_change)
+    return f"{_num(r.gap_change)} [{_num(r.gap_change_low)}, {_num(r.gap_change_high)}]"
 
 
 def _value(r) -> str:
@@ -262,19 +269,19 @@ def _findings_exact(df: pd.DataFrame) -> list[str]:
     out = []
     for (n, lineup), g in df[(df["method"] == "exact")].groupby(["players", "lineup"], sort=False):
         g = g[g["change"] != "(preset)"]
-        solved = g[g["verdict"] != "not solved"]
+        solved = g[~g["verdict"].isin(["not solved", "preset not solved"])]
         if solved.empty:
             continue
         top = solved.reindex(solved["gap_change"].abs().sort_values(ascending=False).index)
         top = top[top["gap_change"].abs() > 1e-12].head(6)
-        what = f"{n} players, {_play(top.iloc[0]) if len(top) else lineup}"
+        what = f"{n} players, " + (("optimal play" if n == 2 else "equilibrium") if lineup == "optimal" else lineup)
         counts = solved["verdict"].value_counts()
         out.append(f"**{what}, exact** ({len(solved)} of {len(g)} changes solved"
                    + (f"; {len(g) - len(solved)} not solved in this run" if len(g) > len(solved) else "")
                    + f"): {counts.get('fairer', 0)} fairer, {counts.get('less fair', 0)} less fair, "
                    f"{counts.get('no change', 0)} no change. The largest changes of the largest gap, in drinks a game: "
-                   + "; ".join(f"`{r.change}` on {r.base} {r.gap_change:+.3f} (to {r.gap_drinks:.3f})"
-                               for r in top.itertuples()) + ".")
+                   + ("; ".join(f"`{r.change}` on {r.base} {_num(r.gap_change)} (to {r.gap_drinks:.3f})"
+                                for r in top.itertuples()) or "none") + ".")
     return out
 
 
@@ -302,18 +309,22 @@ def _findings_payer(df: pd.DataFrame) -> list[str]:
             continue
         a = h[h["change"] == "(preset)"].iloc[0]
         b = h[h["change"] == "end=last_holder"].iloc[0]
-        if math.isnan(b.lead_drinks):
+        if math.isnan(b.lead_drinks) or math.isnan(a.lead_drinks):
             continue
-        iv = "" if method == "exact" else f" [{b.lead_change_low:+.3f}, {b.lead_change_high:+.3f}]"
-        parts.append(f"{n} players ({_play(a)}, {method}): the first leader {a.lead_drinks:+.3f} → "
-                     f"{b.lead_drinks:+.3f} drinks a game (change {b.lead_change:+.3f}{iv}), largest gap "
-                     f"{a.gap_drinks:.3f} → {b.gap_drinks:.3f}")
-    rounds = df[(df["base"] == "super421") & (df["players"] == 2) & (df["lineup"] == "optimal")]
-    r = rounds.set_index("change")["expected_rounds_2p"]
+        where = f"{n} players ({_play(a)}, {method})"
+        if method == "exact" and abs(b.lead_change) < 1e-12 and abs(b.gap_change) < 1e-12:
+            parts.append(f"{where}: the same game (with two players the first one out leaves the other holding "
+                         "every token)")
+            continue
+        iv = "" if method == "exact" else f" [{_num(b.lead_change_low)}, {_num(b.lead_change_high)}]"
+        giv = "" if method == "exact" else f" [{_num(b.gap_change_low)}, {_num(b.gap_change_high)}]"
+        rounds = "" if method == "exact" else f"; {a.mean_rounds:.1f} → {b.mean_rounds:.1f} rounds a game"
+        parts.append(f"{where}: the first leader {_num(a.lead_drinks)} → {_num(b.lead_drinks)} drinks a game "
+                     f"(change {_num(b.lead_change)}{iv}), the largest gap {a.gap_drinks:.3f} → {b.gap_drinks:.3f} "
+                     f"(change {_num(b.gap_change)}{giv}, *{b.verdict}*){rounds}")
     return ["**The payer rule (Super 421, `end`)**: under `first_out` the game ends when the first player is out "
             "and the player still in with the most tokens pays; under `last_holder` play goes on until one player "
-            "holds every token. " + "; ".join(parts) + f". A 2-player game lasts {r['(preset)']:.2f} rounds "
-            f"under first_out and {r['end=last_holder']:.2f} under last_holder (exact, optimal play)."]
+            "holds every token, who pays. " + "; ".join(parts) + "."]
 
 
 def report(df: pd.DataFrame, meta: dict) -> str:
@@ -358,7 +369,8 @@ def _tables(df: pd.DataFrame) -> list[str]:
             for k in cols:
                 r = by.get(k)
                 cells.append("" if r is None else " ".join(x for x in (_value(r), _cell_change(r),
-                                                                        f"*{r.verdict}*" if r.verdict else "",
+                                                                        f"*{r.verdict}*" if r.verdict and not r.note
+                                                                        else "",
                                                                         f"({r.symmetry_effect})"
                                                                         if r.symmetry_effect else "") if x))
             lines.append(f"| {change} | " + " | ".join(c.replace("|", "/") for c in cells) + " |")

@@ -87,7 +87,7 @@ def test_a_spent_budget_leaves_three_player_equilibria_unsolved_but_not_the_theo
     assert budget["skipped"] == 3  # the Super 421 ones without a one-throw charge, and next_seat
     assert math.isnan(df.loc["super421", "gap_drinks"]) and df.loc["super421", "note"].startswith("not solved")
     assert df.loc["montreal", "gap_drinks"] == 0 and df.loc["montreal", "source"] == "symmetry"
-    assert df.loc["super421: charge_throws=1", "verdict"] == "not solved"  # its preset is unknown
+    assert df.loc["super421: charge_throws=1", "verdict"] == "preset not solved"
 
 
 def test_the_simulated_column_pairs_each_change_with_its_preset():

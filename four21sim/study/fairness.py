@@ -169,7 +169,8 @@ class PairedShares:
     """Per-game pay shares of several rule sets on the same games, summed.
 
     ``mean[label]`` and ``cov[label]`` (of the mean) for every rule set; ``diff_mean[(a, b)]``
-    and ``diff_cov[(a, b)]`` for every pair compared: the per-game difference a - b.
+    and ``diff_cov[(a, b)]`` for every pair compared: the per-game difference a - b;
+    ``rounds[label]``: the mean number of rounds a game.
     """
 
     players: int
@@ -178,6 +179,7 @@ class PairedShares:
     cov: dict
     diff_mean: dict
     diff_cov: dict
+    rounds: dict
 
 
 def _shares(rec: pd.DataFrame, n: int) -> np.ndarray:
@@ -198,11 +200,15 @@ def paired_shares(variants: dict, players: int, pairs, policy: str = "greedy", g
     s2 = {lab: np.zeros((n, n)) for lab in variants}
     d1 = {p: np.zeros(n) for p in pairs}
     d2 = {p: np.zeros((n, n)) for p in pairs}
+    rounds = {lab: 0 for lab in variants}
     done = 0
     while done < games:
         m = min(chunk, games - done)
-        x = {lab: _shares(simulate(v, n, policy, games=m, seed=seed, first_game=done, records=True).records, n)
-             for lab, v in variants.items()}
+        x = {}
+        for lab, v in variants.items():
+            rec = simulate(v, n, policy, games=m, seed=seed, first_game=done, records=True).records
+            x[lab] = _shares(rec, n)
+            rounds[lab] += int(rec["rounds_charge"].sum() + rec["rounds_decharge"].sum())
         for lab, xs in x.items():
             s1[lab] += xs.sum(axis=0)
             s2[lab] += xs.T @ xs
@@ -219,7 +225,8 @@ def paired_shares(variants: dict, players: int, pairs, policy: str = "greedy", g
     mc = {lab: moments(s1[lab], s2[lab]) for lab in variants}
     dc = {p: moments(d1[p], d2[p]) for p in pairs}
     return PairedShares(n, games, {k: v[0] for k, v in mc.items()}, {k: v[1] for k, v in mc.items()},
-                        {k: v[0] for k, v in dc.items()}, {k: v[1] for k, v in dc.items()})
+                        {k: v[0] for k, v in dc.items()}, {k: v[1] for k, v in dc.items()},
+                        {k: r / games for k, r in rounds.items()})
 
 
 def paired_comparison(ps: PairedShares, a: str, b: str) -> dict:

@@ -154,9 +154,12 @@ def drinks_figure(scores: pd.DataFrame) -> plt.Figure:
                                                               sim["lead_drinks_high"] - sim["lead_drinks"]],
                     fmt="o", mfc="white", color=col, capsize=3)
     ax.axhline(0, color="grey", lw=0.8)
-    if not head.empty:
-        ax.set_xticks(sorted(head["players"].unique()))
-    ax.set_xlabel("players")
+    if not head.empty:  # each table size with the play its values are for
+        ns = sorted(head["players"].unique())
+        plays = ["/".join(dict.fromkeys("optimal" if lu == "optimal" else lu
+                                        for lu in head.loc[head["players"] == n, "lineup"])) for n in ns]
+        ax.set_xticks(ns, [f"{n}\n({p})" for n, p in zip(ns, plays)])
+    ax.set_xlabel("players (play)")
     ax.set_ylabel("drinks a game beyond its share")
     ax.set_title("What the first leader pays (negative: saves); filled: exact, open: simulated (95% CI)",
                  fontsize=9)
