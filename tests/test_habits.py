@@ -85,9 +85,14 @@ def test_the_reason_is_the_single_turn_odds():
     # 2..6) and brelans xxx (1 each, x = 2..6): 6 + 1 + 15 + 5 = 27 of 216 = 12.5%
     why = mistake_reason(v, "leader", 1, 0, -1, h, keep4, dice.FULL_KEEP + h)
     assert "holds each follower to one throw" in why and "only 12.5% of the time" in why
-    weak = dice.parse_hand("641")
-    why = mistake_reason(v, "leader", 1, 0, -1, weak, dice.FULL_KEEP + weak, dice.keeps_of(weak)[1])
-    assert "too weak to stop on" in why
+    # a leader who stops where re-throwing is better: the round's odds of each, from leader_round
+    from four21sim.exact.odds import leader_round
+    weak = dice.parse_hand("431")
+    k41 = next(k for k in dice.keeps_of(weak) if dice.keep_label(weak, k) == "4 _ 1")
+    lr = leader_round("super421", "exact", 3).keep_values[1][weak]
+    why = mistake_reason(v, "leader", 1, 0, -1, weak, dice.FULL_KEEP + weak, k41)
+    assert why == (f"keeping 4 _ 1 gives {100 * lr[k41]:.1f}% not to lose the round to one follower, against "
+                   f"{100 * lr[dice.FULL_KEEP + weak]:.1f}% for stopping")
 
 
 def test_leader_profile_of_sec_and_chase421():

@@ -263,9 +263,6 @@ def mistake_reason(v: Variant, role: str, made: int, count: int, hl: int, h: int
         return (f"stopping after throw {made} holds each follower to {_throws(made)}, and {_throws(made)} {verb} "
                 f"a {name} {'only ' if p < 0.5 else ''}{100 * p:.1f}% of the time ({100 * _beaten(v, h, L):.1f}% "
                 f"with {L})")
-    if role == "leader" and k_hab == stop:
-        return (f"a {name} made in {_throws(made)} is beaten by a follower's {_throws(made)} "
-                f"{100 * _beaten(v, h, made):.1f}% of the time: too weak to stop on")
     if role == "leader":
         values = odds.leader_round(v.ranking, v.followers, L_max(v)).keep_values[made][h]
         what = "not to lose the round to one follower"
@@ -277,11 +274,11 @@ def mistake_reason(v: Variant, role: str, made: int, count: int, hl: int, h: int
     a, b = values.get(k_opt), values.get(k_hab)
     if a is None or b is None:
         return ""
-    opt, hab = dice.keep_label(h, k_opt), dice.keep_label(h, k_hab)
+    opt, hab = (("stopping" if k == stop else f"keeping {dice.keep_label(h, k)}") for k in (k_opt, k_hab))
     if a >= b:
-        return f"keeping {opt} gives {100 * a:.1f}% {what}, against {100 * b:.1f}% for {hab}"
+        return f"{opt} gives {100 * a:.1f}% {what}, against {100 * b:.1f}% for {hab}"
     return (f"the round alone favours {hab} ({100 * b:.1f}% {what}, against {100 * a:.1f}% for {opt}): optimal play "
-            f"keeps {opt} for what the tokens at stake make of the game")
+            "chooses otherwise for what the tokens at stake make of the game")
 
 
 def describe_mistake(r: dict) -> str:
