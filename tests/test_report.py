@@ -28,7 +28,7 @@ from four21sim import Variant
 from four21sim.policies import evaluate
 from four21sim.study.fairness import drinks
 from four21sim.study.load import Results
-from four21sim.study.report import render_report
+from four21sim.study.report import render_report, rewrite
 from four21sim.study.tables import rebuild
 from four21sim.sweep import main as sweep_main
 
@@ -129,6 +129,15 @@ def test_an_older_folder_is_brought_up_to_date(two, tmp_path):
         pd.testing.assert_frame_equal(tables[name], two.tables[name], check_exact=False, atol=1e-12)
     text = render_report(facts, two.manifest, tables, {})
     assert text.startswith("# four21sim study: custom study") and "## Verdicts" in text
+    # rewritten in place: the derived tables, the figures, the report; a table of an older version is gone
+    old["robustness"] = pd.DataFrame({"variant": ["x"]})
+    folder = Results(tmp_path, two.manifest, old).save(tmp_path / "older")
+    rewrite(folder)
+    again = four21sim.load(folder)
+    assert "robustness" not in again.tables and set(again.tables) == set(two.tables)
+    pd.testing.assert_frame_equal(again.scores, two.scores, check_exact=False, atol=1e-12)
+    assert "rewritten from them by four21sim" in (folder / "REPORT.md").read_text()
+    assert all((folder / f).is_file() for f in again.manifest["files"] if f != "study.json")
 
 
 def test_every_mistake_of_a_study_file_is_reported_at_once(tmp_path):

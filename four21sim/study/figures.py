@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure",
-           "drinks_figure", "felt_figure", "study_figures", "tournament_heatmap", "policy_heatmap", "save"]
+__all__ = ["fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure", "drinks_figure",
+           "felt_figure", "study_figures", "report_figures", "tournament_heatmap", "policy_heatmap", "save"]
 
 _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
@@ -202,6 +202,29 @@ def study_figures(tables: dict, lineup: str) -> dict:
     figs[f"P(pay) by seat ({lineup})"] = seat_share_figure(tables["measures"], lineup, "lose_share", sym)
     figs[f"Game length, survival ({lineup})"] = felt_figure(tables["distributions"], lineup, "rounds")
     figs[f"Tokens taken per player per game ({lineup})"] = felt_figure(tables["distributions"], lineup, "taken")
+    return figs
+
+
+def report_figures(tables: dict) -> dict:
+    """Every figure of a study's report (title -> Figure), in the report's order: the fairness and
+    felt distributions (:func:`study_figures`), the first-player advantage, win shares by seat,
+    game length and token swing at the smallest table, and skill."""
+    fair, meas, dists = tables["fairness"], tables["measures"], tables["distributions"]
+    figs = {}
+    if not fair.empty:
+        lineups = list(dict.fromkeys(fair["lineup"]))
+        ref = "greedy" if "greedy" in lineups else lineups[0]
+        players = sorted(fair["players"].unique())
+        small = 2 if 2 in players else players[0]
+        figs.update(study_figures(tables, ref))
+        figs[f"First-player advantage ({ref})"] = fpa_figure(fair, ref)
+        if "optimal" in lineups:
+            figs["First-player advantage (optimal: 2 and 3 players)"] = fpa_figure(fair, "optimal")
+        figs[f"Win share by seat ({ref})"] = seat_share_figure(meas, ref)
+        figs[f"Game length ({ref}, {small} players)"] = length_figure(dists, ref, small)
+        figs[f"Token swing per round ({ref}, {small} players)"] = swing_figure(dists, ref, small)
+    if not tables["skill"].empty:
+        figs["Skill against luck"] = skill_figure(tables["skill"])
     return figs
 
 

@@ -21,7 +21,7 @@ from .fairness import EVENING
 from .spec import DEFAULT_STUDY, Config, Study, parse_lineup
 from .tables import HEADLINE_LINEUP, TAKE_AT_LEAST, StudyFacts, reference_lineup
 
-__all__ = ["write_report", "render_report", "findings", "verdicts"]
+__all__ = ["write_report", "render_report", "rewrite", "findings", "verdicts"]
 
 Z999 = 3.2905267314918945  # two-sided 99.9% normal quantile
 
@@ -359,7 +359,15 @@ def _provenance(facts: StudyFacts, manifest: dict) -> list[str]:
             f"configuration, {manifest['games_total']:,} games in all ({manifest['games_played_total']:,} played, "
             f"counting every seat's turn in the one:A/B line-ups), {speed}. "
             "Every number below is computed from the tables next to this file; intervals are 95%; *exact* marks a "
-            "value from the symmetry theorem (docs/fairness.md) or a solver.", ""]
+            "value from the symmetry theorem (docs/fairness.md) or a solver." + _rewritten(manifest), ""]
+
+
+def _rewritten(manifest: dict) -> str:
+    r = manifest.get("rewritten")
+    if not r:
+        return ""
+    return (f" The tables derived from the games, the figures and this report were rewritten from them by "
+            f"four21sim {r['four21sim']} (commit {r['git_commit'] or 'unknown'}), without playing a game again.")
 
 
 def _section_verdicts(tables, folder) -> list[str]:
@@ -676,3 +684,67 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     from .tasks import write_text_atomic
     text = render_report(_facts(study, manifest), manifest, tables, figures, _results_folder(path))
     write_text_atomic(path, text)
+
+
+def _commit() -> str | None:
+    """The code's commit (study.run records the same for a run; importing it here would close an
+    import cycle, run importing this module)."""
+    import subprocess
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _slug(text: str) -> str:
+    keep = "".join(ch.lower() if ch.isalnum() else "-" for ch in text)
+    while "--" in keep:
+        keep = keep.replace("--", "-")
+    return keep.strip("-")
+
+
+def rewrite(folder) -> Path:
+    """Bring a results folder written by an older version up to this one, without playing a game:
+    the derived tables (:func:`four21sim.study.tables.rebuild`), the figures and REPORT.md, each
+    written in whole; the manifest records the rewrite (version and commit). Returns the folder.
+
+    ``python -c "from four21sim.study.report import rewrite; rewrite('results/default')"``
+    """
+    import json
+    import shutil
+
+    import matplotlib
+    matplotlib.use("Agg")
+
+    from .. import __version__
+    from .._util.atomic import atomic_path, temp_path, write_text_atomic
+    from . import figures as plots
+    from .load import load
+    from .tables import rebuild
+    folder = Path(folder)
+    res = load(folder)
+    tables, facts = rebuild(res)
+    for name, df in tables.items():
+        with atomic_path(folder / f"{name}.parquet") as tmp:
+            df.to_parquet(tmp, index=False)
+    for old in set(res.tables) - set(tables):
+        (folder / f"{old}.parquet").unlink(missing_ok=True)
+    stage = temp_path(folder / "figures", suffix="")
+    stage.mkdir()
+    rels = {}
+    for i, (title, fig) in enumerate(plots.report_figures(tables).items()):
+        rel = f"figures/{i + 1:02d}-{_slug(title)}.png"
+        plots.save(fig, stage / Path(rel).name)
+        rels[title] = rel
+    shutil.rmtree(folder / "figures", ignore_errors=True)
+    stage.rename(folder / "figures")
+    manifest = dict(res.manifest)
+    manifest["files"] = [f"{n}.parquet" for n in tables] + list(rels.values()) + ["REPORT.md", "manifest.json",
+                                                                                   "study.json"]
+    manifest["rewritten"] = {"by": "four21sim.study.report.rewrite", "four21sim": __version__,
+                             "git_commit": _commit()}
+    write_text_atomic(folder / "REPORT.md", render_report(facts, manifest, tables, rels, folder.resolve()))
+    write_text_atomic(folder / "manifest.json", json.dumps(manifest, indent=2, default=str))
+    return folder
