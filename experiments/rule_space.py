@@ -413,11 +413,16 @@ def figure(df: pd.DataFrame):
 
 
 def _commit() -> str:
+    """The commit of the code that runs (``+dirty`` when the code differs from it; results do not count)."""
     import subprocess
+    root = Path(__file__).resolve().parents[1]
     try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or "unknown"
-    except OSError:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,
+                             timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"],
+                               cwd=root, capture_output=True, text=True, timeout=5).stdout.strip()
+        return (sha + ("+dirty" if dirty else "")) if sha else "unknown"
+    except (OSError, subprocess.SubprocessError):
         return "unknown"
 
 
@@ -435,12 +440,13 @@ def main(argv=None) -> int:
     sim_players = [int(x) for x in args.sim_players.split(",") if x.strip()]
     out = Path(args.out)
     t0 = time.perf_counter()
+    commit = _commit()  # the code as it starts, not as it is when the run ends
     specs = variant_specs()
     exact, budget = exact_rows(specs, args.solve_budget)
     sim = simulated_rows(specs, sim_players, args.games)
     df = analyse(exact + sim)
     meta = dict(command="python experiments/rule_space.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])),
-                commit=_commit(), seconds=time.perf_counter() - t0, exact_players=list(EXACT_PLAYERS),
+                commit=commit, seconds=time.perf_counter() - t0, exact_players=list(EXACT_PLAYERS),
                 sim_players=sim_players, games=args.games, solve_budget=args.solve_budget,
                 skipped=budget["skipped"])
     out.mkdir(parents=True, exist_ok=True)
