@@ -279,10 +279,13 @@ def _findings_exact(df: pd.DataFrame) -> list[str]:
         top = top[top["gap_change"].abs() > 1e-12].head(6)
         what = f"{n} players, " + (("optimal play" if n == 2 else "equilibrium") if lineup == "optimal" else lineup)
         counts = solved["verdict"].value_counts()
+        small = int(((solved["gap_change"].abs() < 0.005) & (solved["verdict"] != "no change")).sum())
         out.append(f"**{what}, exact** ({len(solved)} of {len(g)} changes solved"
                    + (f"; {len(g) - len(solved)} not solved in this run" if len(g) > len(solved) else "")
-                   + f"): {counts.get('fairer', 0)} fairer, {counts.get('less fair', 0)} less fair, "
-                   f"{counts.get('no change', 0)} no change. The largest changes of the largest gap, in drinks a game: "
+                   + f"): {counts.get('fairer', 0)} fairer, {counts.get('less fair', 0)} less fair ({small} of these "
+                   f"by less than 0.005 drinks a game, one drink in 200 games), {counts.get('no change', 0)} no "
+                   "change. "
+                   "The largest changes of the largest gap, in drinks a game: "
                    + ("; ".join(f"`{r.change}` on {r.base} {_num(r.gap_change)} (to {r.gap_drinks:.3f})"
                                 for r in top.itertuples()) or "none") + ".")
     return out
@@ -345,6 +348,9 @@ def report(df: pd.DataFrame, meta: dict) -> str:
              "at 97.5% each. A simulated change is *fairer* or *less fair* only when the paired joint test that it "
              "moves who pays is below 5% after Holm's adjustment over every simulated change and the interval "
              "excludes 0; otherwise *cannot tell*.", ""]
+    if meta.get("report_rewritten"):
+        lines += [f"This report was written again from that run's table by commit {meta['report_rewritten']['commit']} "
+                  "(`--report-only`: the same numbers, no solve and no game).", ""]
     if meta.get("skipped"):
         lines += [f"The 3-player solver ran for at most {meta['solve_budget']:.0f} s: {meta['skipped']} "
                   "equilibria were not solved in this run (marked *not solved*); the n-player solver will make "
@@ -426,6 +432,27 @@ def _commit() -> str:
         return "unknown"
 
 
+def _write_report(out: Path, df: pd.DataFrame, meta: dict) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    from four21sim.study.figures import save
+    with atomic_path(out / "figures" / "rule_space.png") as tmp:
+        save(figure(df), tmp)
+    write_text_atomic(out / "RULE_SPACE.md", report(df, meta))
+
+
+def _report_only(out: Path) -> int:
+    """The report and figure again from a finished run's table and manifest (the wording of this code,
+    the numbers of that run); the manifest records it."""
+    df = pd.read_parquet(out / "rule_space.parquet")
+    meta = json.loads((out / "manifest.json").read_text())
+    meta["report_rewritten"] = {"commit": _commit(), "version": __version__}
+    _write_report(out, df, meta)
+    write_text_atomic(out / "manifest.json", json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {out / 'RULE_SPACE.md'} from {out / 'rule_space.parquet'}")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", type=int, default=300_000, help="simulated games per variant and table size "
@@ -436,9 +463,14 @@ def main(argv=None) -> int:
                    help="seconds the 3-player equilibria may take (default 600; cached ones cost nothing)")
     p.add_argument("--out", default="results/rule_space", help="output directory")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--report-only", action="store_true",
+                   help="write RULE_SPACE.md and the figure again from the folder's rule_space.parquet (no solve, "
+                        "no game)")
     args = p.parse_args(argv)
     sim_players = [int(x) for x in args.sim_players.split(",") if x.strip()]
     out = Path(args.out)
+    if args.report_only:
+        return _report_only(out)
     t0 = time.perf_counter()
     commit = _commit()  # the code as it starts, not as it is when the run ends
     specs = variant_specs()
@@ -453,12 +485,7 @@ def main(argv=None) -> int:
     with atomic_path(out / "rule_space.parquet") as tmp:
         df.to_parquet(tmp, index=False)
     write_text_atomic(out / "manifest.json", json.dumps(dict(meta, seed=SEED, version=__version__), indent=2) + "\n")
-    import matplotlib
-    matplotlib.use("Agg")
-    from four21sim.study.figures import save
-    with atomic_path(out / "figures" / "rule_space.png") as tmp:
-        save(figure(df), tmp)
-    write_text_atomic(out / "RULE_SPACE.md", report(df, meta))
+    _write_report(out, df, meta)
     if not args.quiet:
         print(f"wrote {out / 'RULE_SPACE.md'} in {meta['seconds']:.0f} s")
     return 0
