@@ -16,7 +16,8 @@ gap of any seat, and how does the change move them, under the play that matters?
   below 5% after Holm's adjustment over every simulated change, and its interval
   excludes 0; otherwise the report says *cannot tell*.
 
-    python experiments/rule_space.py [--games N] [--sim-players 4,6] [--solve-budget S] [--out DIR]
+    python experiments/rule_space.py [--games N] [--exact-players 2,3] [--sim-players 4,6] [--solve-budget S]
+                                     [--out DIR] [--report-only]
 
 Writes rule_space.parquet (one row per variant, table size and line-up), RULE_SPACE.md
 and figures/rule_space.png.
@@ -79,7 +80,7 @@ def _exact_pays(v: Variant, n: int, lineup: str, budget: dict) -> tuple[tuple | 
     """Every seat's exact P(pay) and where it comes from (symmetry, solver), or (None, why not)."""
     if seat_symmetry(v, [lineup] * n, never_rethrows(v, n, [lineup])).applies:
         return (1 / n,) * n, "symmetry"
-    if n >= 3 and time.perf_counter() > budget["until"]:
+    if n >= 3 and time.perf_counter() > budget["until"]:  # (2-player solves take a fraction of a second)
         budget["skipped"] += 1
         return None, "not solved in this run's budget"
     pays = exact_seat_pays(v, n, lineup)
@@ -459,6 +460,9 @@ def main(argv=None) -> int:
                    "(default 300000)")
     p.add_argument("--sim-players", default="4,6", help="table sizes simulated (greedy), comma-separated "
                    "(default 4,6)")
+    p.add_argument("--exact-players", default=",".join(map(str, EXACT_PLAYERS)),
+                   help="table sizes solved exactly at optimal play (default 2,3; 4 once the n-player solver "
+                        "reaches it)")
     p.add_argument("--solve-budget", type=float, default=600.0,
                    help="seconds the 3-player equilibria may take (default 600; cached ones cost nothing)")
     p.add_argument("--out", default="results/rule_space", help="output directory")
@@ -474,11 +478,12 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     commit = _commit()  # the code as it starts, not as it is when the run ends
     specs = variant_specs()
-    exact, budget = exact_rows(specs, args.solve_budget)
+    exact_players = tuple(int(x) for x in args.exact_players.split(",") if x.strip())
+    exact, budget = exact_rows(specs, args.solve_budget, exact_players)
     sim = simulated_rows(specs, sim_players, args.games)
     df = analyse(exact + sim)
     meta = dict(command="python experiments/rule_space.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])),
-                commit=commit, seconds=time.perf_counter() - t0, exact_players=list(EXACT_PLAYERS),
+                commit=commit, seconds=time.perf_counter() - t0, exact_players=list(exact_players),
                 sim_players=sim_players, games=args.games, solve_budget=args.solve_budget,
                 skipped=budget["skipped"])
     out.mkdir(parents=True, exist_ok=True)
