@@ -401,7 +401,7 @@ def _section_drinks(tables) -> list[str]:
         "play": [("**" + _play(lu, n) + "**") if h else _play(lu, n)
                  for lu, n, h in zip(sc["lineup"], sc["players"], sc["headline"])],
         "first leader, drinks a game": [
-            "0 (exact: symmetry)" if s else _with_iv(v, lo, hi)
+            "0 (exactly 1/n: symmetry)" if s else _with_iv(v, lo, hi)
             for s, v, lo, hi in zip(sc["symmetric"], sc["lead_drinks"], sc["lead_drinks_low"], sc["lead_drinks_high"])],
         f"over {EVENING} games": [f"{_dr(EVENING * v, 1)}" if not s else "0" for s, v in zip(sc["symmetric"],
                                                                                            sc["lead_drinks"])],
@@ -434,8 +434,8 @@ def _section_seats(tables) -> list[str]:
                                                     zip(fair["variant"], fair["players"], fair["lineup"])],
         "± (95%, one seat)": [f"{fair.players.iloc[i] * (fair.seat0_pays_high.iloc[i] - fair.seat0_pays.iloc[i]):.3f}"
                               for i in range(len(fair))],
-        "exact": [("every seat 0 (symmetry)" if s else "solver" if src == "solver" else "")
-                  for s, src in zip(fair["symmetric"], fair["exact_source"])],
+        "exact": [(f"every seat exactly 1/{n} (symmetry)" if s else "solver" if src == "solver" else "")
+                  for s, src, n in zip(fair["symmetric"], fair["exact_source"], fair["players"])],
         "test p (Holm)": fair["pay_test_p_holm"].map(_p),
         "win test p (Holm)": fair["seat_test_win_p_holm"].map(_p),
         "first-player adv. (pp)": [f"{100 * v:+.2f} [{100 * a:+.2f}, {100 * b:+.2f}]" for v, a, b in
