@@ -54,7 +54,10 @@ def main(argv=None) -> int:
         "the role, the hand held after so many throws and, for a follower, the leader's hand and count. A "
         "mistake's **cost** is what the habit's win share gains when it plays that one situation optimally "
         "(optimal play's keep may depend on the tokens) and everything else as before: the points of winning "
-        "probability it gives away by playing that situation its own way. "
+        "probability it gives away by playing that situation its own way, per game; divided by how often the "
+        "habit's player meets the situation (where optimal play differs), it is the cost **each time it "
+        "arises**, what a player at the table pays for that one decision. Each mistake ends with the reason, "
+        "from the exact single-turn odds of the round. "
         f"Per habit and preset the {args.screen} departures met most often (half among the leader's "
         "situations, half among the follower's) are costed exactly and the "
         f"{args.top} costliest are listed in [habits.csv](habits.csv). Costs are not additive: the habit's "
@@ -82,7 +85,10 @@ def main(argv=None) -> int:
               "| `optimal_share` | the share of the times met where optimal play does `optimal_keep` |",
               ("| `per_game` | expected times the habit's player meets the situation per game, where optimal play "
                "differs |"),
-              "| `cost` | win share gained by playing this one situation optimally (0.003 = 0.3 points) |",
+              "| `cost` | win share gained per game by playing this one situation optimally (0.003 = 0.3 points) |",
+              "| `per_occurrence` | `cost / per_game`: the win share lost each time the situation arises |",
+              "| `reason` | why, from the exact single-turn odds of the round (one follower playing to beat the "
+              "leader, equal hands rolled off) |",
               "| `sentence` | the mistake in words |", "",
               "summary.csv: `variant, habit, win_share` (against optimal play, seats averaged), `gap` "
               "(0.5 - win_share), `top_cost` (the costliest listed mistake).", ""]

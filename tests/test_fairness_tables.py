@@ -10,7 +10,10 @@
 - the per-position round counts: every round has one leader, one loser and one winner;
 - identical games: under 'sec' nobody re-throws, so Super 421 and "le bon" (which differ
   only in what followers may decide) play the very same games, and get one fingerprint;
-- hand-worked quantiles, tied groups, Markdown cells, and the 2-player tournament mirror.
+- hand-worked quantiles, Markdown cells, and the 2-player tournament mirror;
+- paired comparisons: on the very same rules no difference and no noise; the joint test of a
+  difference with two seats is the square of a z statistic; a policy read as never re-throwing
+  from its tables.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import pytest
 
 from four21sim import Variant, simulate
 from four21sim.analysis.tournament import tournament
-from four21sim.study.fairness import games_identity, hist_quantiles, tied_groups
+from four21sim.study.fairness import games_identity, hist_quantiles, never_rethrows, zero_mean_test
 from four21sim.study.report import _md_table
 from four21sim.study.tables import _p_no_decision
 
@@ -94,14 +97,6 @@ def test_hist_quantiles_hand_worked():
     assert hist_quantiles([1, 1, 6, 1, 1], (0.5, 0.8, 0.9, 0.95, 0.1)) == [2, 2, 3, 4, 0]
 
 
-def test_tied_groups_hand_worked():
-    score = pd.Series([1.0, 1.2, 3.0, 3.1, 1.4])
-    low = pd.Series([0.5, 0.8, 2.5, 2.0, 1.39])
-    high = pd.Series([1.4, 1.9, 3.5, 4.0, 1.6])
-    # sorted: 1.0 [0.5, 1.4], 1.2 [0.8, 1.9], 1.4 [1.39, 1.6] overlap the first; 3.0 starts group 2
-    assert list(tied_groups(score, low, high)) == [1, 1, 2, 2, 1]
-
-
 def test_markdown_cells_never_split():
     t = _md_table(pd.DataFrame({"variant": ["super421 | tokens=5"], "x": [1]}))
     assert all(line.count("|") == 3 for line in t.splitlines())
@@ -126,3 +121,28 @@ def test_paired_differences_are_the_difference_of_the_two_simulations():
     assert np.allclose(ab["diff"], share["super421"] - share["montreal"], atol=1e-12)
     same = d[(d.variant_a == "a") & (d.variant_b == "c")]  # the very same games: no difference, no noise
     assert (same["diff"] == 0).all() and (same["ci_low"] == 0).all() and (same["ci_high"] == 0).all()
+
+
+def test_paired_comparison_of_the_same_rules_is_exactly_zero():
+    from four21sim.study.fairness import paired_comparison, paired_shares
+    ps = paired_shares({"a": "super421", "b": Variant.from_preset("super421")}, 3, [("a", "b")], games=2000, seed=2)
+    c = paired_comparison(ps, "a", "b")
+    assert c["lead_change"] == 0 and c["lead_change_low"] == 0 and c["lead_change_high"] == 0
+    assert c["seat_test_p"] == 1.0 and c["gap_a"] == c["gap_b"]
+    assert c["gap_change_low"] <= 0 <= c["gap_change_high"]  # two intervals of the same gap overlap
+    d = paired_shares({"a": "super421", "b": "montreal"}, 3, [("a", "b")], games=2000, seed=2)
+    m = paired_comparison(d, "a", "b")
+    assert m["lead_change"] == pytest.approx(m["lead_a"] - m["lead_b"], abs=1e-12)
+
+
+def test_zero_mean_test_with_two_seats_is_a_z_test():
+    var, n = 4e-4, 1000
+    t = zero_mean_test(np.array([0.03, -0.03]), np.array([[var, -var], [-var, var]]), n)
+    assert t["f"] == pytest.approx(0.03 ** 2 / var)  # one free seat: F is T**2, the square of a z
+    from four21sim.engine.stats import f_sf
+    assert t["p"] == pytest.approx(f_sf(0.03 ** 2 / var, 1, n - 1))
+
+
+def test_never_rethrows_is_read_from_the_tables():
+    v = Variant.from_preset("super421")
+    assert never_rethrows(v, 3, ["sec", "greedy", "chase421", "random"]) == {"sec"}

@@ -56,7 +56,9 @@ def test_each_listed_cost_is_the_evaluated_gain(preset, habit):
     for row in df.to_dict("records"):
         assert row["cost"] == pytest.approx(share(v, corrected(v, habit, row)) - base, abs=1e-12), row
         assert row["habit_keep"] != row["optimal_keep"]
-        assert row["habit"] in row["sentence"] and f"{100 * row['cost']:.2f} points" in row["sentence"]
+        assert row["habit"] in row["sentence"] and f"{100 * row['cost']:.2f} points a game" in row["sentence"]
+        assert row["per_occurrence"] == pytest.approx(row["cost"] / row["per_game"], rel=1e-12)
+        assert f"costs {100 * row['per_occurrence']:.1f} points" in row["sentence"]
 
 
 def test_the_committed_study_matches_evaluate():
@@ -72,6 +74,25 @@ def test_the_committed_study_matches_evaluate():
         pytest.approx(base, abs=1e-6)
     assert top["cost"] == pytest.approx(share(v, corrected(v, "greedy", top)) - base, rel=1e-4)
     assert (ROOT / "results" / "habits" / "README.md").is_file()
+
+
+def test_the_reason_is_the_single_turn_odds():
+    from four21sim.analysis.habits import mistake_reason
+    v = Variant()
+    h = dice.parse_hand("654")
+    keep4 = next(k for k in dice.keeps_of(h) if dice.keep_label(h, k) == "_ _ 4")
+    # hands above 654 in the super421 ranking, one throw: 421 (6 of 216), 111 (1), the fiches x11 (3 each, x =
+    # 2..6) and brelans xxx (1 each, x = 2..6): 6 + 1 + 15 + 5 = 27 of 216 = 12.5%
+    why = mistake_reason(v, "leader", 1, 0, -1, h, keep4, dice.FULL_KEEP + h)
+    assert "holds each follower to one throw" in why and "only 12.5% of the time" in why
+    # a leader who stops where re-throwing is better: the round's odds of each, from leader_round
+    from four21sim.exact.odds import leader_round
+    weak = dice.parse_hand("431")
+    k41 = next(k for k in dice.keeps_of(weak) if dice.keep_label(weak, k) == "4 _ 1")
+    lr = leader_round("super421", "exact", 3).keep_values[1][weak]
+    why = mistake_reason(v, "leader", 1, 0, -1, weak, dice.FULL_KEEP + weak, k41)
+    assert why == (f"keeping 4 _ 1 gives {100 * lr[k41]:.1f}% not to lose the round to one follower, against "
+                   f"{100 * lr[dice.FULL_KEEP + weak]:.1f}% for stopping")
 
 
 def test_leader_profile_of_sec_and_chase421():

@@ -26,12 +26,14 @@ import numpy as np
 import pandas as pd
 
 from .. import policies
+from ..exact import odds
 from ..exact.two_player import policy_chain
 from ..policies import Policy, compile_policy, table_policy
 from ..rules import dice
 from ..rules.variants import PRESETS, Variant, as_variant
 
-__all__ = ["HABITS", "habit_mistakes", "corrected_policy", "win_share", "leader_profile", "describe_mistake"]
+__all__ = ["HABITS", "habit_mistakes", "corrected_policy", "win_share", "leader_profile", "describe_mistake",
+           "mistake_reason"]
 
 HABITS = policies.HABITS  # the registry's habits
 """The named table policies (the habits people play); ``optimal`` is the yardstick."""
@@ -185,8 +187,11 @@ def habit_mistakes(variant, habit: str, top: int = 10, screen: int = 40) -> pd.D
         One row per mistake: ``variant, habit, role, made, count, leader_hand, hand,
         habit_keep, optimal_keep, optimal_share`` (the share of the times met where
         optimal play chooses ``optimal_keep``), ``per_game`` (expected times met per
-        game, seats averaged), ``cost`` (win share: 0.004 = 0.4 points),
-        ``sentence``; ``attrs["win_share"]`` is the habit's exact win share.
+        game where optimal play differs, seats averaged), ``cost`` (win share a game:
+        0.004 = 0.4 points), ``per_occurrence`` (``cost / per_game``: the win probability
+        lost each time the situation arises), ``reason`` (why, in one clause, from the
+        single-turn odds) and ``sentence``; ``attrs["win_share"]`` is the habit's exact
+        win share.
     """
     v = as_variant(variant)
     if habit not in HABITS:
@@ -213,7 +218,9 @@ def habit_mistakes(variant, habit: str, top: int = 10, screen: int = 40) -> pd.D
             else hab.foll[0, hl, c - 1, made - 1, h]
         rows.append(dict(variant=v.describe(), habit=habit, **decision,
                          habit_keep=dice.keep_label(h, int(k_hab)), optimal_keep=dice.keep_label(h, k_opt),
-                         optimal_share=w_opt / total, per_game=total / 2, cost=cost))
+                         optimal_share=w_opt / total, per_game=total / 2, cost=cost,
+                         per_occurrence=cost / (total / 2),
+                         reason=mistake_reason(v, role, made, c, hl, h, int(k_hab), int(k_opt))))
     df = pd.DataFrame(rows)
     if not df.empty:
         df = df[df["cost"] > 0].sort_values("cost", ascending=False, kind="stable").head(top).reset_index(drop=True)
@@ -236,9 +243,47 @@ def _what(keep: str) -> str:
     return "stops" if keep == "stop" else f"keeps {keep}" if keep.strip("_ ") else "re-throws all three dice"
 
 
+def _beaten(v: Variant, hand: int, throws: int) -> float:
+    """P(one follower, playing to beat it, ends strictly above ``hand`` in ``throws`` throws)."""
+    return float(odds.turn_odds("beat", hand, v.ranking, v.values, v.followers).start_value(throws))
+
+
+def _throws(m: int) -> str:
+    return "one throw" if m == 1 else f"{m} throws"
+
+
+def mistake_reason(v: Variant, role: str, made: int, count: int, hl: int, h: int, k_hab: int, k_opt: int) -> str:
+    """Why optimal play departs from the habit, in one clause, from the single-turn odds of the
+    round (exact for what it states: one follower playing to beat the leader, equal hands rolled
+    off; throw-count tie-breaks and the nénette rescue are left out)."""
+    name, stop = dice.hand_name(h), dice.FULL_KEEP + h
+    if role == "leader" and k_opt == stop:
+        p, L = _beaten(v, h, made), L_max(v)
+        verb = "beats" if made == 1 else "beat"
+        return (f"stopping after throw {made} holds each follower to {_throws(made)}, and {_throws(made)} {verb} "
+                f"a {name} {'only ' if p < 0.5 else ''}{100 * p:.1f}% of the time ({100 * _beaten(v, h, L):.1f}% "
+                f"with {L})")
+    if role == "leader":
+        values = odds.leader_round(v.ranking, v.followers, L_max(v)).keep_values[made][h]
+        what = "not to lose the round to one follower"
+    else:
+        rank = dice.RANK[v.ranking_index]
+        reward = [1.0 if rank[x] < rank[hl] else 0.5 if x == hl else 0.0 for x in range(_NH)]
+        values = odds.solve_turn(reward, v.followers).keep_values[count - made][h]
+        what = f"not to lose the round to the leader's {dice.hand_name(hl)} (equal hands rolled off)"
+    a, b = values.get(k_opt), values.get(k_hab)
+    if a is None or b is None:
+        return ""
+    opt, hab = (("stopping" if k == stop else f"keeping {dice.keep_label(h, k)}") for k in (k_opt, k_hab))
+    if a >= b:
+        return f"{opt} gives {100 * a:.1f}% {what}, against {100 * b:.1f}% for {hab}"
+    return (f"the round alone favours {hab} ({100 * b:.1f}% {what}, against {100 * a:.1f}% for {opt}): optimal play "
+            "chooses otherwise for what the tokens at stake make of the game")
+
+
 def describe_mistake(r: dict) -> str:
-    """One sentence a player understands: the situation, what the habit does, what optimal
-    play does, what it costs."""
+    """Sentences a player understands: the situation, what the habit does, what optimal play
+    does, how often it arises, what it costs each time, and why."""
     if r["role"] == "leader":
         where = f"You lead and hold {r['hand']} after throw {r['made']}"
     else:
@@ -246,8 +291,12 @@ def describe_mistake(r: dict) -> str:
                  f"and hold {r['hand']} after throw {r['made']}")
     often = "" if r["optimal_share"] > 0.995 else \
         f" ({100 * r['optimal_share']:.0f}% of the times, depending on the tokens)"
-    return (f"{where}: {r['habit']} {_what(r['habit_keep'])}, optimal play {_what(r['optimal_keep'])}{often}; "
-            f"always playing it {r['habit']}'s way costs {100 * r['cost']:.2f} points of winning probability.")
+    every = 1 / r["per_game"] if r["per_game"] > 0 else float("inf")
+    why = f" Why: {r['reason']}." if r.get("reason") else ""
+    return (f"{where}: {r['habit']} {_what(r['habit_keep'])}, optimal play {_what(r['optimal_keep'])}{often}. "
+            f"It arises about once every {every:.0f} games ({r['per_game']:.3f} a game); each time, "
+            f"{r['habit']}'s way costs {100 * r['per_occurrence']:.1f} points of winning probability "
+            f"({100 * r['cost']:.2f} points a game).{why}")
 
 
 def leader_profile(policy: Policy, ctx: int = 0) -> tuple[np.ndarray, np.ndarray]:

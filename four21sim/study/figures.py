@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure",
-           "score_figure", "felt_figure", "study_figures", "tournament_heatmap", "policy_heatmap", "save"]
+__all__ = ["fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure", "drinks_figure",
+           "felt_figure", "study_figures", "report_figures", "tournament_heatmap", "policy_heatmap", "save"]
 
 _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
@@ -50,9 +50,11 @@ def fpa_figure(fair: pd.DataFrame, lineup: str) -> plt.Figure:
     return fig
 
 
-def seat_share_figure(measures: pd.DataFrame, lineup: str, measure: str = "win_share") -> plt.Figure:
+def seat_share_figure(measures: pd.DataFrame, lineup: str, measure: str = "win_share",
+                      symmetric=()) -> plt.Figure:
     """Win share (or ``measure="lose_share"``: P(pay)) of each seat, one panel per player count,
-    one line per variant."""
+    one line per variant; the variants in ``symmetric`` (labels) are exactly fair by the symmetry
+    theorem, and their simulated points only check the engine (dotted)."""
     what = {"win_share": "win share", "lose_share": "P(pays)"}[measure]
     sub = measures[(measures["lineup"] == lineup) & (measures["measure"] == measure)]
     players = sorted(sub["players"].unique())
@@ -61,9 +63,11 @@ def seat_share_figure(measures: pd.DataFrame, lineup: str, measure: str = "win_s
     for ax, n in zip(axes[0], players):
         d = sub[sub["players"] == n]
         for i, (v, g) in enumerate(d.groupby("variant", sort=False)):
+            sym = v in symmetric
             ax.errorbar(g["seat"], 100 * g["value"], yerr=100 * np.vstack([g["value"] - g["ci_low"],
                                                                             g["ci_high"] - g["value"]]),
-                        marker="o", ms=4, capsize=2, label=v, color=_COLORS[i % len(_COLORS)])
+                        marker="o", ms=4, capsize=2, ls=":" if sym else "-",
+                        label=v + (" (exactly fair: symmetry)" if sym else ""), color=_COLORS[i % len(_COLORS)])
         ax.axhline(100 / n, color="grey", lw=0.8, ls="--")
         ax.set_title(f"{n} players")
         ax.set_xlabel("seat (0 leads first)")
@@ -132,21 +136,34 @@ def skill_figure(skill: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def score_figure(scores: pd.DataFrame) -> plt.Figure:
-    """Paying-seat fairness score by variant with 95% intervals, coloured by tied group."""
-    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.45 * max(len(scores), 1)))
-    d = scores.iloc[::-1].reset_index(drop=True)
-    for y, r in d.iterrows():
-        col = _COLORS[(int(r.group) - 1) % len(_COLORS)]
-        ax.errorbar(r.fairness_score, y, xerr=[[r.fairness_score - r.score_low], [r.score_high - r.fairness_score]],
-                    fmt="o", color=col, capsize=3, label=f"group {int(r.group)}")
-    ax.set_yticks(range(len(d)), d["variant"])
-    handles, labels = ax.get_legend_handles_labels()
-    uniq = dict(zip(labels, handles))
-    ax.legend(uniq.values(), uniq.keys(), fontsize=8, title="tied groups", loc="upper left", bbox_to_anchor=(1.01, 1))
-    ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel("fairness score: mean largest gap of a seat's P(pay) from 1/players (pp), 95% CI")
-    ax.set_title("Who pays: variants in tied groups (overlapping intervals are not ranked)")
+def drinks_figure(scores: pd.DataFrame) -> plt.Figure:
+    """What the first leader pays beyond its share, in drinks a game, by table size, one line per
+    variant (the headline play of ``scores``): filled markers exact (symmetry or solver), open
+    markers simulated with their 95% intervals."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    head = scores[scores["headline"]] if "headline" in scores else scores.iloc[0:0]
+    for i, (v, g) in enumerate(head.groupby("variant", sort=False)):
+        g = g.sort_values("players")
+        col = _COLORS[i % len(_COLORS)]
+        label = v + (" (symmetry: exactly 0)" if g["symmetric"].all() else "")
+        ax.plot(g["players"], g["lead_drinks"], color=col, lw=1, label=label)
+        ex = g[g["lead_drinks_low"].isna()]
+        ax.plot(ex["players"], ex["lead_drinks"], "o", color=col)
+        sim = g[g["lead_drinks_low"].notna()]
+        ax.errorbar(sim["players"], sim["lead_drinks"], yerr=[sim["lead_drinks"] - sim["lead_drinks_low"],
+                                                              sim["lead_drinks_high"] - sim["lead_drinks"]],
+                    fmt="o", mfc="white", color=col, capsize=3)
+    ax.axhline(0, color="grey", lw=0.8)
+    if not head.empty:  # each table size with the play its values are for
+        ns = sorted(head["players"].unique())
+        plays = ["/".join(dict.fromkeys("optimal" if lu == "optimal" else lu
+                                        for lu in head.loc[head["players"] == n, "lineup"])) for n in ns]
+        ax.set_xticks(ns, [f"{n}\n({p})" for n, p in zip(ns, plays)])
+    ax.set_xlabel("players (play)")
+    ax.set_ylabel("drinks a game beyond its share")
+    ax.set_title("What the first leader pays (negative: saves); filled: exact, open: simulated (95% CI)",
+                 fontsize=9)
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -178,11 +195,36 @@ def felt_figure(dists: pd.DataFrame, lineup: str, which: str = "rounds") -> plt.
 def study_figures(tables: dict, lineup: str) -> dict:
     """The fairness and felt-distribution figures of a study (title -> Figure)."""
     figs = {}
-    if not tables["scores"].empty and "group" in tables["scores"]:
-        figs["Who pays: fairness score in tied groups"] = score_figure(tables["scores"])
-    figs[f"P(pay) by seat ({lineup})"] = seat_share_figure(tables["measures"], lineup, "lose_share")
+    sc = tables.get("scores", pd.DataFrame())
+    if not sc.empty and "headline" in sc:
+        figs["Who pays: the first leader, in drinks"] = drinks_figure(sc)
+    sym = set(sc.loc[sc["symmetric"] & (sc["lineup"] == lineup), "variant"]) if not sc.empty else set()
+    figs[f"P(pay) by seat ({lineup})"] = seat_share_figure(tables["measures"], lineup, "lose_share", sym)
     figs[f"Game length, survival ({lineup})"] = felt_figure(tables["distributions"], lineup, "rounds")
     figs[f"Tokens taken per player per game ({lineup})"] = felt_figure(tables["distributions"], lineup, "taken")
+    return figs
+
+
+def report_figures(tables: dict) -> dict:
+    """Every figure of a study's report (title -> Figure), in the report's order: the fairness and
+    felt distributions (:func:`study_figures`), the first-player advantage, win shares by seat,
+    game length and token swing at the smallest table, and skill."""
+    fair, meas, dists = tables["fairness"], tables["measures"], tables["distributions"]
+    figs = {}
+    if not fair.empty:
+        lineups = list(dict.fromkeys(fair["lineup"]))
+        ref = "greedy" if "greedy" in lineups else lineups[0]
+        players = sorted(fair["players"].unique())
+        small = 2 if 2 in players else players[0]
+        figs.update(study_figures(tables, ref))
+        figs[f"First-player advantage ({ref})"] = fpa_figure(fair, ref)
+        if "optimal" in lineups:
+            figs["First-player advantage (optimal: 2 and 3 players)"] = fpa_figure(fair, "optimal")
+        figs[f"Win share by seat ({ref})"] = seat_share_figure(meas, ref)
+        figs[f"Game length ({ref}, {small} players)"] = length_figure(dists, ref, small)
+        figs[f"Token swing per round ({ref}, {small} players)"] = swing_figure(dists, ref, small)
+    if not tables["skill"].empty:
+        figs["Skill against luck"] = skill_figure(tables["skill"])
     return figs
 
 

@@ -282,16 +282,26 @@ def _suffix(overrides) -> str:
 
 
 def study_from_mapping(data: dict) -> Study:
-    """A Study from a mapping (as read from TOML); unknown keys are refused."""
-    for k in data:
-        if k not in STUDY_KEYS:
-            raise ValueError(f"study: unknown key {k!r}; allowed: {', '.join(STUDY_KEYS)}")
-    d = dict(data)
+    """A Study from a mapping (as read from TOML); unknown keys are refused. Every mistake is
+    reported at once: the unknown keys, and each key's own error (each key checked alone), in one
+    message; then the checks that read several keys together (the study's size)."""
+    errors = [f"study: unknown key {k!r}; allowed: {', '.join(STUDY_KEYS)}" for k in data if k not in STUDY_KEYS]
+    d = {k: v for k, v in data.items() if k in STUDY_KEYS}
     for k in ("variants", "players", "lineups", "set", "variant"):
         if k in d:
             if isinstance(d[k], (str, int, dict)):
                 d[k] = [d[k]]
-            d[k] = tuple(d[k])
+            d[k] = tuple(d[k]) if isinstance(d[k], (list, tuple)) else d[k]
+    # each key alone among the smallest others, so that no check across keys (sizes) fires
+    alone = dict(games=1, task_games=1, players=(2,), lineups=("sec",), variants=("super421",), variant=())
+    for k, v in d.items():
+        try:
+            Study(**{**alone, k: v})
+        except ValueError as exc:
+            if str(exc).startswith(f"{k}:"):  # its own mistake
+                errors.append(str(exc))
+    if errors:
+        raise ValueError(errors[0] if len(errors) == 1 else f"{len(errors)} mistakes: " + "; ".join(errors))
     return Study(**d)
 
 
