@@ -244,19 +244,13 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     lines = [f"# four21sim study: {study.name}", ""]
     if study.question:
         lines += [f"*{study.question}*", ""]
-    if manifest["games_run"] == manifest["games_total"]:
-        speed = (f"in {manifest['seconds']:.0f} s ({manifest['games_per_second'] / 1e6:.2f} M games/s over the "
-                 "whole run, policies and exact solutions included)")
-    elif manifest["games_run"]:
-        speed = (f"of which {manifest['games_played_run']:,} were played by this run in {manifest['seconds']:.0f} s "
-                 "and the rest resumed from earlier runs")
-    else:
-        speed = "all resumed from the part files of earlier runs"
+    # only what produced the numbers: the run's times, speed and commit are in run.json (not committed)
+    code = manifest.get("code") or {}
     lines += [
-        f"Produced by `{manifest['command']}` with four21sim {manifest['versions']['four21sim']} "
-        f"(commit {manifest['git_commit'] or 'unknown'}), seed {study.seed}, {study.games:,} games per "
+        f"Produced by four21sim {manifest['versions']['four21sim']} (source {code.get('source', 'unknown')}), "
+        f"seed {study.seed}, {study.games:,} games per "
         f"configuration, {manifest['games_total']:,} games in all ({manifest['games_played_total']:,} played, "
-        f"counting every seat's turn in the one:A/B line-ups), {speed}. "
+        "counting every seat's turn in the one:A/B line-ups). "
         "Every number below is computed from the tables next to this file; intervals are 95%.", "",
         "## Findings", ""]
     lines += [f"- {s}" for s in findings(tables) + _runaway_findings(tables, study)]
@@ -436,5 +430,6 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
               "- `fairness.parquet`, `scores.parquet`, `robustness.parquet`, `fair_vs_skill.parquet`, "
               "`leading.parquet`, `skill.parquet`, `exact.parquet`: the tables above.",
               "- `runaways.parquet`: games per configuration still running after the round limit.",
-              "- `manifest.json`: the study, the seed, versions, commit, times and speed.", ""]
+              "- `manifest.json`: the study, the seed, the versions and the code that produced these files; "
+              "`run.json` (not committed): the command, commit, times and speed of the run.", ""]
     write_text_atomic(path, "\n".join(lines))

@@ -43,7 +43,7 @@ from ..engine.simulation import DISTRIBUTIONS, PHASES, SimulationResult
 from ..engine.stats import Z95, holm
 from .fairness import games_identity, hist_quantiles, score_with_interval, tied_groups
 from .spec import Config, Study
-from .tasks import SHARE_UNIT, make_tasks, part_identity, part_keys, part_path, read_part
+from .tasks import SHARE_UNIT, make_tasks, merge_counters, part_identity, part_keys, part_path, read_part
 
 __all__ = ["merge_parts", "build_tables", "REFERENCE_LINEUP"]
 
@@ -52,18 +52,19 @@ TABLE_POLICIES = policies.TABLE_POLICIES
 
 
 def merge_parts(study: Study, configs: list[Config], out: Path) -> list[dict]:
-    """Sum every configuration's part files, in block order. Raises if any part is missing, or does
-    not belong to its place (see :func:`four21sim.study.tasks.check_part`)."""
-    merged: list[dict | None] = [None] * len(configs)
+    """Sum every configuration's part files, in block order (:func:`~four21sim.study.tasks.merge_counters`).
+    Raises if any part is missing, or does not belong to its place (see
+    :func:`four21sim.study.tasks.check_part`)."""
+    parts: list[list] = [[] for _ in configs]
     for t in make_tasks(len(configs), study.games, study.task_games):
-        path = part_path(out, configs[t.config], t.block)
-        part = read_part(path, part_keys(configs[t.config]), part_identity(study, configs[t.config], t))
+        c = configs[t.config]
+        path = part_path(out, c, t.block)
+        part = read_part(path, part_keys(c), part_identity(study, c, t), c)
         if part is None:
             raise RuntimeError(f"part file {path} is missing or unreadable: the run is incomplete; "
                                "run the same command again to finish it")
-        acc = merged[t.config]
-        merged[t.config] = part if acc is None else {k: acc[k] + part[k] for k in acc}
-    return merged
+        parts[t.config].append(part)
+    return [merge_counters(p) for p in parts]
 
 
 def _config_cols(c: Config) -> dict:
