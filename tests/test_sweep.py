@@ -555,7 +555,7 @@ def test_argparse_level_mistake_is_a_usage_error(tmp_path):
         assert res.returncode == 2
         assert "Traceback" not in res.stderr
         assert res.stderr.startswith("usage: four21sim sweep")
-        assert res.stderr.strip().splitlines()[-1].startswith("python -m four21sim.sweep: error:")
+        assert res.stderr.strip().splitlines()[-1].startswith("four21sim sweep: error:")
         assert not (tmp_path / "out").exists()
     assert list(tmp_path.iterdir()) == []
 
@@ -569,7 +569,10 @@ def test_help(tmp_path):
                 "--name", "--workers", "--scheduler", "--out", "--quiet", "--wait", "--max-rounds"):
         assert opt in text, opt
     assert "example" in text.lower()
-    assert re.search(r"python -m four21sim\.sweep --config \S+", text)  # an example command
+    assert re.search(r"four21sim sweep --config \S+", text)  # an example command
+    assert text.startswith("usage: four21sim sweep") and "--undefined" in text
+    examples = text[text.index("examples:"):]
+    assert "--policies" not in examples  # the deprecated spelling is not taught
     assert list(tmp_path.iterdir()) == []
 
 
