@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143 if isinstance(exc, Terminated) else 130
     except OSError as exc:  # a full disk or a directory gone read-only mid-run: every write is atomic
         where = exc.filename if exc.filename else out
-        print(f"sweep: error: cannot write {str(where)!r} ({exc.strerror or exc}); finished tasks are "
+        print(f"sweep: error: --out: cannot write {str(where)!r} ({exc.strerror or exc}); finished tasks are "
               "kept: fix it and run the same command again to resume", file=sys.stderr)
         return 2
     if not args.quiet:

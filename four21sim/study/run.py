@@ -244,11 +244,11 @@ def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None,
     plan = make_plan(study)
     prepare(plan, out, chosen)
     progress = progress or Progress("sweep", enabled=not quiet)
-    _announce(plan, out, warn if study.undefined == "warn" else None, progress)
     client = cluster = None
     if scheduler is not None:  # connect before writing anything: an unreachable scheduler writes nothing
         client, cluster = executors.open_client(scheduler)
     try:
+        _announce(plan, out, warn if study.undefined == "warn" else None, progress)
         try:  # check_out cannot foresee every failure (e.g. /proc/x as root): still one line, exit 2
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
