@@ -185,13 +185,19 @@ class Study:
             raise ValueError(f"question: {self.question!r} is not allowed; allowed: a text")
         if self.undefined not in UNDEFINED:
             raise ValueError(f"undefined: {self.undefined!r} is not allowed; allowed: {', '.join(UNDEFINED)}")
-        for key, lo, hi in (("seed", 0, 2**64 - 1), ("games", 1, MAX_GAMES), ("task_games", 1, None),
+        for key, lo, hi in (("seed", 0, 2**64 - 1), ("games", 1, MAX_GAMES), ("task_games", 1, MAX_GAMES),
                             ("max_rounds", 1, MAX_ROUNDS)):
-            check_int(key, getattr(self, key), lo, hi,
-                      f"an integer from {lo} to {hi:,}" if hi is not None else None)
+            check_int(key, getattr(self, key), lo, hi, f"an integer from {lo} to {hi:,}")
         for key in ("players", "lineups", "variants", "variant", "set"):
             if not isinstance(getattr(self, key), (tuple, list)):
                 raise ValueError(f"{key}: {getattr(self, key)!r} is not allowed; allowed: a list")
+        # each value, then the size of the whole: "2 is given twice" says more than a count
+        bad = [p for p in self.players if isinstance(p, bool) or not isinstance(p, int)
+               or not MIN_PLAYERS <= p <= MAX_PLAYERS]
+        if not self.players or bad:
+            raise ValueError(f"players: {(bad or [list(self.players)])[0]!r} is not allowed; allowed: integers "
+                             f"from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        _refuse_duplicates("players", list(self.players))
         n_configs = (len(self.variants) + len(self.variant)) * len(self.players) * len(self.lineups)
         if n_configs > MAX_CONFIGURATIONS:
             raise ValueError(f"study: {len(self.variants) + len(self.variant)} variants x {len(self.players)} player "
@@ -202,11 +208,6 @@ class Study:
             raise ValueError(f"task_games: {self.task_games!r} cuts {n_configs:,} configurations of "
                              f"{self.games:,} games into {n_tasks:,} tasks; allowed: at most {MAX_TASKS:,} tasks "
                              f"(raise task_games to at least {-(-self.games * n_configs // MAX_TASKS):,})")
-        if not self.players or any(isinstance(p, bool) or not isinstance(p, int) or not MIN_PLAYERS <= p <= MAX_PLAYERS
-                                   for p in self.players):
-            raise ValueError(f"players: {list(self.players)!r} is not allowed; allowed: integers from "
-                             f"{MIN_PLAYERS} to {MAX_PLAYERS}")
-        _refuse_duplicates("players", list(self.players))
         if not self.lineups:
             raise ValueError("lineups: the study has no line-up; allowed: policy names or one:A/B")
         _refuse_duplicates("lineups", [parse_lineup(text).label for text in self.lineups])
