@@ -50,6 +50,16 @@ class Phase:
                                f"in {self.seconds:.1f} s")
 
 
+def _sized_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal with a width: a pseudo-terminal of 0 columns (some CI
+    runners, ``script`` without a size) showed every bar as an empty line, so it gets lines."""
+    import os
+    try:
+        return bool(stream.isatty()) and os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 class Progress:
     """The display of a run (see the module docstring); ``enabled=False`` shows nothing."""
 
@@ -57,7 +67,7 @@ class Progress:
         self.name = name
         self.stream = sys.stderr if stream is None else stream
         self.enabled = enabled
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)()) if tty is None else tty
+        self.tty = _sized_terminal(self.stream) if tty is None else tty
 
     def line(self, text: str) -> None:
         """One line of the display (shown whenever the display is enabled)."""
