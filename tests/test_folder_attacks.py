@@ -381,3 +381,38 @@ def test_numba_num_threads_that_numba_cannot_start_with_is_one_line(value, start
         assert res.stdout == ""
     else:
         assert res.returncode == 1 and res.stderr.strip().splitlines()[-1].startswith(f"ImportError: four21sim: {want}")
+
+
+# ------------------------------------------------------------------ 10. the shared exit statuses
+def test_a_full_disk_on_stdout_is_one_line_and_exit_2():
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, "-m", "four21sim", "advise", "421"], stdout=full,
+                             stderr=subprocess.PIPE, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert res.returncode == 2
+    assert one_line(res.stderr) == "advise: error: cannot write the output (No space left on device)"
+
+
+def test_a_closed_stdout_is_one_line_and_exit_2_and_a_quiet_study_needs_none(tmp_path):
+    """print() to a closed stdout (sys.stdout is None) did nothing: the answer lost, exit status 0."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    res = subprocess.run([sys.executable, "-m", "four21sim", "advise", "421"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, timeout=120, env=env,
+                         preexec_fn=lambda: os.close(1))
+    assert res.returncode == 2
+    assert one_line(res.stderr) == "advise: error: cannot write the output (the standard output is closed)"
+    # a study writes its folder, not stdout: closed, it still runs (its summary line has nowhere to go)
+    res = subprocess.run([sys.executable, "-m", "four21sim.sweep", *S[:-1], "--out", str(tmp_path / "o")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300, env=env,
+                         preexec_fn=lambda: os.close(1))
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert (tmp_path / "o" / "REPORT.md").is_file()
+
+
+def test_a_closed_stdin_is_one_line_and_exit_2():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    res = subprocess.run([sys.executable, "-m", "four21sim", "play", "--seed", "1"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120, env=env, preexec_fn=lambda: os.close(0))
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines()[-1] == ("play: error: the standard input is closed; allowed: run it "
+                                                   "with a terminal or a file"), res.stderr
+    assert "Traceback" not in res.stderr

@@ -49,6 +49,21 @@ def _on_sigterm(signum, frame) -> None:
     raise Terminated
 
 
+class _ClosedOutput:
+    """Stands for a closed standard output (``sys.stdout`` is None): print() to None is silently
+    nothing, so a command's answer was lost with exit status 0; writing to this raises instead."""
+
+    def write(self, text: str) -> int:
+        import errno
+        raise OSError(errno.EBADF, "the standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def __bool__(self) -> bool:
+        return False  # argparse then prints --help and usage on stderr, as it does for None
+
+
 def _flush_stdout() -> None:
     if sys.stdout is not None:
         sys.stdout.flush()  # a closed pipe or a full disk shows up here, inside the handler
@@ -66,6 +81,17 @@ def run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[s
     import threading
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = _ClosedOutput()
+    try:
+        return _run(main, prog, argv)
+    finally:
+        if closed:
+            sys.stdout = None
+
+
+def _run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[str] | None) -> int:
     try:
         try:
             status = main(argv)

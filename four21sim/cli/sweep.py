@@ -164,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sweep: error: --out: cannot write {str(where)!r} ({exc.strerror or exc}); finished tasks are "
               "kept: fix it and run the same command again to resume", file=sys.stderr)
         return 2
-    if not args.quiet:
+    if not args.quiet and sys.stdout:  # a closed stdout: the study is written, only its summary has nowhere to go
         runaway = manifest.get("runaway_games", 0)
         resumed = manifest["games_played_total"] - manifest["games_played_run"]
         print(f"{manifest['games_played_total']:,} games played" + (f" ({resumed:,} resumed)" if resumed else "")
