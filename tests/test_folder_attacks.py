@@ -95,7 +95,7 @@ def test_a_users_file_inside_a_results_folder_is_kept(tmp_path, capsys):
     assert (out / "figures" / "my.png").read_bytes() == b"mine" and (out / "notes.md").read_text() == "mine"
 
 
-@pytest.mark.parametrize("out", ["", "/", str(ROOT), str(ROOT.parent), "~"])
+@pytest.mark.parametrize("out", ["", "/", str(ROOT), str(ROOT.parent), "~", "o\0ut"])
 def test_out_empty_root_home_checkout_and_above_are_refused(tmp_path, capsys, out):
     before = sorted(os.listdir(ROOT))
     code, err = sweep([*S, "--out", os.path.expanduser(out)], capsys)
