@@ -17,6 +17,7 @@ The package is built in layers (docs/architecture.md), each a subpackage:
 
 __version__ = "0.1.0"  # before the imports: modules below read it
 
+from ._util import jit as _jit  # noqa: E402  first: NUMBA_NUM_THREADS is checked before numba starts
 from .engine.simulation import SimulationResult, simulate  # noqa: E402
 from .exact import odds  # noqa: E402
 from .rules import dice  # noqa: E402
@@ -25,3 +26,5 @@ from .study.load import Results, load  # noqa: E402
 
 __all__ = ["Variant", "PRESETS", "get_preset", "simulate", "SimulationResult", "load", "Results", "dice", "odds",
            "__version__"]
+
+del _jit

@@ -28,6 +28,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -421,6 +422,51 @@ def test_a_scheduler_answering_garbage_is_one_line_and_exit_2(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def _framed(*frames: bytes) -> bytes:
+    """One message as Dask's TCP comm frames it: <uint64 total><uint64 count><uint64 lengths...><frames>."""
+    body = struct.pack("<Q", len(frames)) + b"".join(struct.pack("<Q", len(f)) for f in frames) + b"".join(frames)
+    return struct.pack("<Q", len(body)) + body
+
+
+def test_a_peer_that_answers_the_handshake_then_sends_junk_is_one_line_and_exit_2(tmp_path):
+    """It passed the probe (a well-framed handshake), then distributed logged a CRITICAL traceback
+    ("Failed to deserialize") before the one-line error."""
+    msgpack = pytest.importorskip("msgpack")
+    pytest.importorskip("distributed")
+    hello = _framed(msgpack.dumps({"compression": None, "python": list(sys.version_info[:3]), "pickle-protocol": 5}))
+    junk = _framed(b"\x93not msgpack\xc1\xc1")
+    srv = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.sendall(hello)
+                conn.settimeout(2)
+                try:
+                    conn.recv(65536)  # the client's handshake
+                    conn.sendall(junk)
+                    conn.recv(65536)
+                except OSError:
+                    pass
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        res = run_cli(["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "100",
+                       "--scheduler", f"tcp://127.0.0.1:{srv.getsockname()[1]}", "--out", "o"], tmp_path, timeout=120)
+    finally:
+        stop.set()
+        srv.close()
+    assert res.returncode == 2
+    line = one_error_line(res.stderr)
+    assert line.startswith("sweep: error: --scheduler: cannot connect to 'tcp://127.0.0.1:"), line
+    assert list(tmp_path.iterdir()) == []
+
+
 # ================================================================== 6. results/<name>, outputs swapped whole
 def test_a_study_without_out_never_replaces_another_studys_results(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -557,13 +603,14 @@ def test_configuration_keys_hash_only_the_options_that_differ_from_their_default
 
 def test_many_rejected_parts_are_named_up_to_a_limit_then_counted(tmp_path, tiny_ref, monkeypatch):
     from four21sim.study import run as study_run
+    from four21sim.study.plan import make_plan
     from four21sim.study.spec import study_from_mapping
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
     other = study_from_mapping(dict(manifest(out)["study"], seed=8))  # every part belongs to seed 7
     monkeypatch.setattr(study_run, "MAX_WARNINGS", 5)
     said = []
-    pending, done = study_run.pending_tasks(other, other.configs()[0], out, said.append)
+    pending, done = study_run.pending_tasks(make_plan(other), out, said.append)
     assert len(pending) == TINY_TASKS and done == 0
     assert len(said) == 6 and all(w.startswith("part file ") for w in said[:5])
     assert said[5].startswith(f"{TINY_TASKS - 5} more part files in ")

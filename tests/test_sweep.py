@@ -103,7 +103,11 @@ def assert_same_tables(a: Path, b: Path) -> None:
 
 
 def manifest(out: Path) -> dict:
-    return json.loads((out / "manifest.json").read_text())
+    """manifest.json (what produced the results) with run.json (the run's times, commit, command)."""
+    m = json.loads((out / "manifest.json").read_text())
+    assert not set(m) & {"started", "finished", "seconds", "git_commit", "command", "games_per_second"}, \
+        "run-varying fields in the committed manifest"
+    return {**m, **json.loads((out / "run.json").read_text())}
 
 
 def part_files(out: Path) -> list[Path]:
@@ -221,7 +225,7 @@ def test_end_to_end_command_line(tmp_path, tiny_ref):
     assert started <= finished
     assert m["games_per_second"] > 0
     assert m["games_total"] == m["games_run"] == 4 * 4000 and m["tasks_run"] == TINY_TASKS
-    assert m["command"].startswith("python -m four21sim.sweep --variants")
+    assert m["command"].startswith("four21sim sweep --variants")
     confs = m["configurations"]
     assert len(confs) == 4
     assert {(c["variant"], c["players"], c["lineup"]) for c in confs} == \
@@ -550,8 +554,8 @@ def test_argparse_level_mistake_is_a_usage_error(tmp_path):
         res = run_cli([*BASE, *bad, "--out", "out"], tmp_path)
         assert res.returncode == 2
         assert "Traceback" not in res.stderr
-        assert res.stderr.startswith("usage: python -m four21sim.sweep")
-        assert res.stderr.strip().splitlines()[-1].startswith("python -m four21sim.sweep: error:")
+        assert res.stderr.startswith("usage: four21sim sweep")
+        assert res.stderr.strip().splitlines()[-1].startswith("four21sim sweep: error:")
         assert not (tmp_path / "out").exists()
     assert list(tmp_path.iterdir()) == []
 
@@ -565,7 +569,10 @@ def test_help(tmp_path):
                 "--name", "--workers", "--scheduler", "--out", "--quiet", "--wait", "--max-rounds"):
         assert opt in text, opt
     assert "example" in text.lower()
-    assert re.search(r"python -m four21sim\.sweep --config \S+", text)  # an example command
+    assert re.search(r"four21sim sweep --config \S+", text)  # an example command
+    assert text.startswith("usage: four21sim sweep") and "--undefined" in text
+    examples = text[text.index("examples:"):]
+    assert "--policies" not in examples  # the deprecated spelling is not taught
     assert list(tmp_path.iterdir()) == []
 
 

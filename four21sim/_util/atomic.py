@@ -8,12 +8,78 @@ a live writer's file from one left by a dead writer (see :func:`orphaned`).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_text_atomic", "temp_path", "temp_owner", "orphaned", "pid_alive"]
+__all__ = ["atomic_path", "write_text_atomic", "temp_path", "temp_owner", "orphaned", "pid_alive", "UnsafePath",
+           "kind_of", "read_bounded", "open_plain", "check_tree"]
+
+
+class UnsafePath(ValueError):
+    """A path that is not what a writer or a reader of this package may touch: a symbolic link,
+    a special file (FIFO, device, socket), or a file too large. The message says which."""
+
+
+def kind_of(mode: int) -> str:
+    """``"a FIFO"``, ``"a directory"``, ...: what a file of this ``st_mode`` is, for messages."""
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a directory"), (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def open_plain(path, flags: int = os.O_RDONLY, *, follow: bool = False) -> int:
+    """``os.open`` that refuses a symbolic link (unless ``follow``) and anything but a regular file.
+
+    Opened non-blocking, so that a FIFO put in a file's place cannot hang the caller; raises
+    :class:`UnsafePath` naming what the path is, or OSError (FileNotFoundError, ...).
+    """
+    extra = os.O_NONBLOCK | (0 if follow else getattr(os, "O_NOFOLLOW", 0)) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | extra, 0o644)
+    except OSError as exc:
+        if not follow and exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise UnsafePath("is a symbolic link (never followed here)") from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise UnsafePath(f"is {kind_of(mode)}, not a regular file")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_bounded(path, limit: int, *, follow: bool = True) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (:class:`UnsafePath` otherwise, or OSError)."""
+    fd = open_plain(path, follow=follow)
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafePath(f"is larger than {limit:,} bytes")
+    return data
+
+
+def check_tree(root, path) -> None:
+    """Refuse ``path`` if it, or any folder between ``root`` and it, is a symbolic link or a special
+    file (:class:`UnsafePath` naming the component). Components that do not exist yet are fine."""
+    root, path = Path(root), Path(path)
+    rel = path.relative_to(root)
+    cur = root
+    for part in rel.parts:
+        cur = cur / part
+        try:
+            mode = os.lstat(cur).st_mode
+        except FileNotFoundError:
+            return
+        if not (stat.S_ISDIR(mode) or (cur == path and stat.S_ISREG(mode))):
+            raise UnsafePath(f"{str(cur)!r} is {kind_of(mode)}; a results folder holds only plain files and "
+                             "folders (never followed): remove it")
 
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp(\.[^.]*)?$")
 
@@ -59,12 +125,18 @@ def atomic_path(path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
+    # created here, exclusively and without following a link, so that whoever then opens it by name
+    # writes into a new regular file of this process, never through a link planted under its name
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644))
+    except FileExistsError:
+        raise UnsafePath(f"{str(tmp)!r} exists already (this process's temporary name): remove it") from None
     try:
         yield tmp
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def write_text_atomic(path, text: str) -> None:

@@ -37,16 +37,67 @@ def _quiet_broken_pipe() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an exception so that workers are stopped and locks released (exit 143)."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated
+
+
+class _ClosedOutput:
+    """Stands for a closed standard output (``sys.stdout`` is None): print() to None is silently
+    nothing, so a command's answer was lost with exit status 0; writing to this raises instead."""
+
+    def write(self, text: str) -> int:
+        import errno
+        raise OSError(errno.EBADF, "the standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def __bool__(self) -> bool:
+        return False  # argparse then prints --help and usage on stderr, as it does for None
+
+
+def _flush_stdout() -> None:
+    if sys.stdout is not None:
+        sys.stdout.flush()  # a closed pipe or a full disk shows up here, inside the handler
+
+
 def run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[str] | None = None) -> int:
-    """Run a command-line ``main``: a ValueError becomes one line on stderr and exit status 2,
-    Ctrl-C exit status 130, and a closed pipe on stdout ends the command quietly (status 0)."""
+    """Run a command-line ``main`` with the exit statuses every command shares.
+
+    A ValueError (a user mistake) is one line on stderr and exit status 2; Ctrl-C (SIGINT)
+    exit status 130 and SIGTERM 143, the work stopped cleanly (workers killed, locks
+    released); a closed pipe on stdout ends the command quietly (status 0); stdout or stdin
+    closed, or a write that fails (a full disk), is one line naming it and status 2.
+    """
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = _ClosedOutput()
     try:
-        status = main(argv)
-        sys.stdout.flush()  # a closed pipe shows up here, inside the handler
+        return _run(main, prog, argv)
+    finally:
+        if closed:
+            sys.stdout = None
+
+
+def _run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[str] | None) -> int:
+    try:
+        try:
+            status = main(argv)
+        except SystemExit as exc:  # argparse's --help and usage errors: flushed here, not at exit
+            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        _flush_stdout()
         return status
     except BrokenPipeError:
         _quiet_broken_pipe()
@@ -54,6 +105,24 @@ def run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[s
     except (UserError, ValueError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print(f"{prog}: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except EOFError:
+        print(f"{prog}: error: standard input ended", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:  # input() or print() with stdin or stdout closed: "lost sys.stdin"
+        if "lost sys.std" not in str(exc):
+            raise
+        which = "input" if "stdin" in str(exc) else "output"
+        print(f"{prog}: error: the standard {which} is closed; allowed: run it with a terminal or a file",
+              file=sys.stderr)
+        return 2
+    except OSError as exc:  # writing the output failed: a full disk, a closed or broken stdout
+        _quiet_broken_pipe()
+        where = f"{exc.filename!r}" if exc.filename else "the output"
+        print(f"{prog}: error: cannot write {where} ({exc.strerror or exc})", file=sys.stderr)
+        return 2

@@ -7,14 +7,13 @@ and 6 players x policy line-ups) into ``results/default/``. See ``--help``.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..policies import POLICY_NAMES
+from ..study.executors import WORKERS_PER_CORE
 from ..study.run import run_sweep
 from ..study.spec import (
     DEFAULT_STUDY,
@@ -22,39 +21,50 @@ from ..study.spec import (
     MAX_GAMES,
     MAX_ROUNDS,
     MAX_TASKS,
+    UNDEFINED,
     Study,
     load_study,
     parse_lineup,
 )
-from ._common import add_version, run
+from ._common import Terminated, add_version, run
 
 __all__ = ["build_parser", "main", "study_from_args", "run_sweep"]
 
 _EPILOG = """examples:
-  python -m four21sim.sweep                                   # the default study -> results/default/
-  python -m four21sim.sweep --config experiments/lebon_vs_exact.toml
-  python -m four21sim.sweep --variants super421,classic --players 2,4 --policies greedy,one:optimal/greedy \\
+  four21sim sweep                                   # the default study -> results/default/
+  four21sim sweep --config experiments/lebon_vs_exact.toml
+  four21sim sweep --variants super421,classic --players 2,4 --lineups greedy,one:optimal/greedy \\
       --games 100000 --seed 7 --out results/mine
-  python -m four21sim.sweep --set tokens=21 --workers 2 --quiet
+  four21sim sweep --set tokens=21 --workers 2 --quiet
+(python -m four21sim.sweep is the same command.)
 
-Results folder: without --out a study writes to results/<its name>; a folder holding the
-results of another study is refused (choose --out or --name). Running the same command again
+Results folder: without --out a study writes to results/<its name>. --out must be a new
+folder, an empty one or a results folder: a folder holding anything else, or the results
+of another study, is refused (choose --out or --name); a run touches only the files it
+writes, and never follows a symbolic link inside the folder. Running the same command again
 into the same folder resumes: finished tasks are kept, and a part file that does not belong to
 its place (another block, configuration, seed or study, other code, altered counters) is
 recomputed with a warning naming it. One run writes a folder at a time (a lock on
 <folder>/.lock, released when the run ends or dies): a second run is refused, naming the
 holder's process, or waits with --wait. Tables, figures and the report are swapped in at the
-end, all together.
+end, as one. manifest.json records what produced them; run.json (not committed) the command,
+commit, times and speed.
+
+Line-ups where a policy is not defined (the policy registry says where, e.g. optimal at
+player counts its exact solver does not take) are dropped: with a warning each
+(--undefined warn, the default when --players or --lineups are given), quietly and listed
+in the manifest (skip: the default study's choice), or the study is refused (error).
 
 Bounds: at most {configs:,} configurations, {games:,} games per configuration, {tasks:,} tasks;
---max-rounds from 1 to {rounds:,}. Games longer than --max-rounds are counted as runaways
-(runaways.parquet, REPORT.md) and left out of the measures.
-""".format(configs=MAX_CONFIGURATIONS, games=MAX_GAMES, tasks=MAX_TASKS, rounds=MAX_ROUNDS)
+--max-rounds from 1 to {rounds:,}; --workers and local:N at most {per} per core. Games longer
+than --max-rounds are counted as runaways (runaways.parquet, REPORT.md) and left out of the
+measures.
+""".format(configs=MAX_CONFIGURATIONS, games=MAX_GAMES, tasks=MAX_TASKS, rounds=MAX_ROUNDS, per=WORKERS_PER_CORE)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m four21sim.sweep",
+        prog="four21sim sweep",
         description="Run a study (variants x player counts x policy line-ups) with the Monte Carlo engine and "
                     "the exact solver, and write tidy Parquet tables, PNG figures, manifest.json and REPORT.md.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -74,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rounds", type=int, metavar="N",
                    help="round limit: a game still running after N rounds is a runaway, counted and left out "
                         "of the measures (default 100000)")
+    p.add_argument("--undefined", choices=UNDEFINED,
+                   help="configurations where a line-up's policy is not defined: warn (drop each with a warning), "
+                        "skip (drop quietly, listed in manifest.json) or error (refuse the study); default: the "
+                        "study's (the default study skips), warn when --players or --lineups are given")
     p.add_argument("--name", help="the run's name (default: the study's name); sets the default --out")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes with one numba thread each (default 1: this process, numba using "
@@ -118,25 +132,23 @@ def study_from_args(args: argparse.Namespace) -> Study:
     if lineups:
         for text in lineups:
             parse_lineup(text)
+    undefined = args.undefined
+    if undefined is None and (players is not None or lineups is not None):
+        undefined = "warn"  # the user's own line-ups: each one dropped is said
     changes = dict(variants=_split(args.variants, "--variants"), players=players, lineups=lineups,
                    set=args.overrides, games=args.games, task_games=args.task_games, seed=args.seed,
-                   name=args.name, max_rounds=args.max_rounds)
+                   name=args.name, max_rounds=args.max_rounds, undefined=undefined)
     return study.with_changes(**changes)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, turned into an exception so that workers are stopped and the lock released."""
-
-
-def _on_sigterm(signum, frame) -> None:
-    raise Terminated
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     study = study_from_args(args)
-    out = Path(args.out) if args.out else Path("results") / study.name
-    command = "python -m four21sim.sweep" + ("" if argv is None and len(sys.argv) <= 1 else
+    if args.out is not None and (args.out == "" or "\0" in args.out):
+        raise ValueError(f"--out: {args.out!r} is not allowed; allowed: a folder path (without --out: "
+                         f"results/{study.name})")
+    out = Path(args.out) if args.out is not None else Path("results") / study.name
+    command = "four21sim sweep" + ("" if argv is None and len(sys.argv) <= 1 else
                                              " " + " ".join(shlex.quote(a) for a in (argv if argv is not None
                                                                                       else sys.argv[1:])))
     try:
@@ -148,10 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
               "to resume", file=sys.stderr)
         return 143 if isinstance(exc, Terminated) else 130
     except OSError as exc:  # a full disk or a directory gone read-only mid-run: every write is atomic
-        print(f"sweep: error: --out: cannot write in {str(out)!r} ({exc.strerror or exc}); finished tasks are "
+        where = exc.filename if exc.filename else out
+        print(f"sweep: error: --out: cannot write {str(where)!r} ({exc.strerror or exc}); finished tasks are "
               "kept: fix it and run the same command again to resume", file=sys.stderr)
         return 2
-    if not args.quiet:
+    if not args.quiet and sys.stdout:  # a closed stdout: the study is written, only its summary has nowhere to go
         runaway = manifest.get("runaway_games", 0)
         resumed = manifest["games_played_total"] - manifest["games_played_run"]
         print(f"{manifest['games_played_total']:,} games played" + (f" ({resumed:,} resumed)" if resumed else "")
@@ -162,19 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console(argv: Sequence[str] | None = None) -> int:
-    """The command line: SIGTERM stops the run cleanly; a closed stdout (``| head``) is no error trace."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        try:
-            code = run(main, "sweep", argv)
-        except SystemExit as exc:  # argparse's --help and usage errors: flushed here, not at exit
-            code = exc.code
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # nobody reads stdout any more: send the rest to /dev/null so the exit flush cannot fail
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    return code
+    """The command line (exit statuses: :func:`four21sim.cli._common.run`)."""
+    return run(main, "sweep", argv)
 
 
 if __name__ == "__main__":

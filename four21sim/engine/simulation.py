@@ -158,7 +158,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     """
     variant = as_variant(variant)
     players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
-    games = check_int("games", games, 1)
+    games = check_int("games", games, 1, 2**63 - 1)  # game indices are 64-bit: bounded here, not in first_game
     seed = check_int("seed", seed, 0, 2**64 - 1)
     first_game = check_int("first_game", first_game, 0, 2**63 - 1 - games)
     block = check_int("block", block, 1)

@@ -566,7 +566,7 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", tol: float
                          f"allowed: 1 to {cap}")
     key = cache.entry_key("solver3", options=variant.options(), players=n, objective=objective, tol=tol,
                           max_iter=max_iter, code=cache.code_hash(_CODE))
-    hit = cache.load(key)
+    hit = cache.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry))
     if hit is not None:
         sol = _from_arrays(variant, hit)
         if sol is not None:
@@ -619,6 +619,65 @@ def _from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None 
                          info={**meta["info"], "from_cache": True}, dist=arrays["dist"])
     except (KeyError, ValueError, TypeError, IndexError):
         return None
+
+
+def verify_entry(variant: Variant, players: int, objective: str, entry: dict) -> str | None:
+    """Why a cache entry is not a solution of this game (None when it is): the hook of
+    :func:`four21sim.exact.store.load`.
+
+    Cheap next to a solve: the shapes from the game, finite values, probabilities in
+    [0, 1] that sum to 1, the value the objective says, then one evaluation pass of the
+    stored profile (every stored value must equal what the stored outcome distribution
+    gives one round later) and the start state's round recomputed from the stored basis
+    (it must give the stored distribution). An entry with swapped, edited or NaN columns
+    fails one of them.
+    """
+    sol = _from_arrays(variant, entry)
+    if sol is None or sol.players != players or sol.objective != objective:
+        return "its arrays do not fit this game"
+    return _verify(sol)
+
+
+def _verify(sol: Solution3, tol: float = 1e-8) -> str | None:
+    arrays = {k: getattr(sol, k) for k in _ARRAYS}
+    if any(not np.isfinite(a).all() for a in arrays.values()):
+        return "it holds values that are not finite"
+    n, Ns = sol.players, len(sol.states)
+    if sol.dist.shape[:3] != (Ns, n, n) or sol.rounds.shape != (Ns,):
+        return "its distribution or rounds have the wrong shape"
+    for name in ("value", "p_pay", "p_win", "dist"):
+        if (arrays[name] < -tol).any() or (arrays[name] > 1 + tol).any():
+            return f"its {name} is not a probability"
+    sums = {"p_pay": sol.p_pay.sum(axis=1), "p_win": sol.p_win.sum(axis=1), "dist": sol.dist.sum(axis=(1, 2, 3))}
+    for name, total in sums.items():
+        if np.abs(total - 1).max() > tol:
+            return f"its {name} does not sum to 1"
+    want = 1 - sol.p_pay if sol.objective == "pay" else sol.p_win
+    if np.abs(sol.value - want).max() > tol or (sol.rounds < 1 - tol).any():
+        return "its values disagree with its probabilities"
+    S_ = _Solver(sol.variant, n, sol.objective, sol.sub)
+    if np.abs(_one_pass(S_, sol) - sol.value).max() > tol:
+        return "its values do not satisfy the game's equations for its own profile"
+    dech = S_.pots == 0
+    basis = np.where(dech[:, None], sol.value, sol.basis)
+    s = sol.start
+    _, d = S_.round(s, S_.succ(s, sol.basis if dech[s] else basis, S_.sub_val if sol.sub else None), want_dist=True)
+    if np.abs(d - sol.dist[s]).max() > tol:
+        return "its profile is not the one its basis gives"
+    return _verify(sol.sub) if sol.sub is not None else None
+
+
+def _one_pass(S_: _Solver, sol: Solution3) -> np.ndarray:
+    """``X[s, j]``: each role's utility one round later under the stored distribution and values."""
+    G = S_.game
+    kind, nx, pm = G.kind[..., None], G.nxt[..., None], G.perm
+    term = G.term[sol.objective]
+    nxt_val = sol.value[np.where(kind == 1, nx, 0), np.where(kind == 1, np.maximum(pm, 0), 0)]
+    u = np.where(kind == 0, term, np.where(kind == 1, nxt_val, 0.0))
+    if sol.sub is not None:
+        sub_v = S_.sub_val[np.where(kind == 2, nx, 0), np.where(kind == 2, np.maximum(pm, 0), 0)]
+        u = np.where(kind == 2, np.where(pm >= 0, sub_v, term), u)
+    return np.einsum("slwp,slwpj->sj", sol.dist, u)
 
 
 _GOAL = {"pay": "each player minimises its own P(paying)", "win": "each player maximises its own win share"}

@@ -13,6 +13,24 @@ key differs, that cannot be read, or whose arrays do not fit, is ignored (and th
 replaced): a damaged or foreign cache costs time, never a wrong answer. A cache that
 cannot be written is skipped silently: it is an optimisation only. Entries are
 written atomically (:mod:`four21sim._util.atomic`). Deleting the folder is always safe.
+
+A cache that cannot lie: the verification hook
+----------------------------------------------
+A well-formed entry under the right key can still be wrong (edited, swapped columns,
+NaN). So the solver that reads an entry passes ``verify`` to :func:`load`: a callable
+that receives the arrays (and ``"__meta__"``) and returns None if they are a solution
+of the game, or a short reason if not. It must be cheap next to the solve and must
+fail for a forged entry: finite values, probabilities in [0, 1] that sum as they must,
+shapes from the key, and a re-verification against the game (one evaluation pass of
+the stored profile: its stored values must satisfy the game's equations for its own
+stored decisions). An entry that fails is reported in one warning (:class:`CacheWarning`),
+deleted, and the caller solves again and stores the new solution. ``verify`` may raise
+any exception: that counts as a failure. The 3-player solver's verifier is
+:func:`four21sim.exact.solver3.verify_entry`; the n-player solver supplies its own the
+same way.
+
+``FOUR21SIM_CACHE_DIR``: ``~`` is expanded; a folder that cannot be used (a name too
+long, not a folder, not creatable) turns the cache off for the process, with one warning.
 """
 
 from __future__ import annotations
@@ -20,24 +38,56 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from .._util.atomic import atomic_path
 
-__all__ = ["cache_dir", "code_hash", "entry_key", "load", "store"]
+__all__ = ["cache_dir", "code_hash", "entry_key", "load", "store", "CacheWarning", "MAX_ENTRY_BYTES"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+MAX_ENTRY_BYTES = 1 << 30
+"""The largest entry read (a 3-player solution at 30 tokens is some 100 MB)."""
+_REFUSED: set[str] = set()  # cache folders already reported unusable by this process
+
+
+class CacheWarning(UserWarning):
+    """The disk cache was skipped (unusable folder) or an entry was refused (and is solved again)."""
+
+
+def _usable(path: Path) -> bool:
+    """Whether ``path`` can serve as the cache folder; one warning per process if not."""
+    text = str(path)
+    try:
+        if path.exists() and not path.is_dir():
+            raise NotADirectoryError(20, "not a folder")
+        os.stat(path.parent if not path.exists() else path)
+        if any(len(p) > 255 for p in path.parts) or len(text) > 4000 or "\0" in text:
+            raise OSError(36, "File name too long")
+        return True
+    except (OSError, ValueError) as exc:
+        if text not in _REFUSED:
+            _REFUSED.add(text)
+            why = getattr(exc, "strerror", None) or exc
+            warnings.warn(f"FOUR21SIM_CACHE_DIR: {text[:80]!r} cannot be used ({why}); the disk cache is off "
+                          "for this run (allowed: a folder path, or off)", CacheWarning, stacklevel=3)
+        return False
 
 
 def cache_dir() -> Path | None:
-    """The cache folder, or None when the cache is off."""
+    """The cache folder, or None when the cache is off (or its folder cannot be used)."""
     env = os.environ.get("FOUR21SIM_CACHE_DIR")
     if env is not None:
-        return None if env.strip().lower() in ("", "off", "0", "no") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "four21sim"
+        if env.strip().lower() in ("", "off", "0", "no"):
+            return None
+        path = Path(os.path.expanduser(env))
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = Path(base) / "four21sim"
+    return path if _usable(path) else None
 
 
 def code_hash(modules: tuple[str, ...]) -> str:
@@ -59,20 +109,39 @@ def _path(key: str) -> Path | None:
     return None if d is None else d / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.npz"
 
 
-def load(key: str) -> dict | None:
-    """The arrays stored under ``key`` (``"__meta__"`` decoded from JSON), or None."""
+def load(key: str, verify: Callable[[dict], str | None] | None = None) -> dict | None:
+    """The arrays stored under ``key`` (``"__meta__"`` decoded from JSON), or None.
+
+    ``verify(entry)``: None if the entry is right, else why not (see the module
+    docstring); an entry that fails is deleted, with one :class:`CacheWarning`.
+    """
     path = _path(key)
-    if path is None or not path.is_file():
+    if path is None or not path.is_file() or path.is_symlink():
         return None
     try:
+        if path.stat().st_size > MAX_ENTRY_BYTES:
+            return None
         with np.load(path, allow_pickle=False) as z:
             if z["__key__"].tobytes().decode() != key:
                 return None
             out = {k: z[k] for k in z.files if k not in ("__key__", "__meta__")}
             out["__meta__"] = json.loads(z["__meta__"].tobytes().decode())
-        return out
     except Exception:  # noqa: BLE001  anything unreadable is a miss, and is rewritten
         return None
+    if verify is not None:
+        try:
+            why = verify(out)
+        except Exception as exc:  # noqa: BLE001  a verifier that fails refuses the entry
+            why = f"its check failed ({type(exc).__name__}: {exc})"
+        if why:
+            warnings.warn(f"cache entry {path} refused ({why}): solving again and replacing it", CacheWarning,
+                          stacklevel=2)
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+    return out
 
 
 def store(key: str, arrays: dict, meta: dict) -> None:

@@ -205,6 +205,14 @@ def study_figures(tables: dict, lineup: str) -> dict:
     return figs
 
 
+def figure_name(i: int, title: str) -> str:
+    """The file name of the report's ``i``-th figure (from 0): its number and its title as a slug."""
+    keep = "".join(ch.lower() if ch.isalnum() else "-" for ch in title)
+    while "--" in keep:
+        keep = keep.replace("--", "-")
+    return f"{i + 1:02d}-{keep.strip('-')}.png"
+
+
 def report_figures(tables: dict) -> dict:
     """Every figure of a study's report (title -> Figure), in the report's order: the fairness and
     felt distributions (:func:`study_figures`), the first-player advantage, win shares by seat,

@@ -23,6 +23,8 @@ from .._util.atomic import atomic_path, write_text_atomic
 
 __all__ = ["Results", "load"]
 
+MAX_MANIFEST_BYTES = 64 << 20
+
 
 @dataclass(frozen=True, repr=False)
 class Results(Mapping):
@@ -35,14 +37,19 @@ class Results(Mapping):
     path : Path
         The folder read.
     manifest : dict
-        ``manifest.json``: the study, seed, command, versions, commit, times.
+        ``manifest.json``: what produced the results (the study, seed, versions, code);
+        a folder written before run.json existed also has its times here.
     tables : dict of DataFrame
-        One per ``*.parquet`` file of the folder, named after the file.
+        One per ``*.parquet`` file of the folder, named after the file. A table named like an
+        attribute (``path``, ``keys``, ``manifest``) is reached by name: ``res["path"]``.
+    run : dict
+        ``run.json`` ({} if absent): the command, commit, times and speed of the run.
     """
 
     path: Path
     manifest: dict
     tables: dict = field(default_factory=dict)
+    run: dict = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         try:
@@ -68,8 +75,9 @@ class Results(Mapping):
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
         m = self.manifest
         head = f"results '{m.get('name', self.path.name)}' from {self.path}"
-        if m.get("finished"):
-            head += f", finished {m['finished']}"
+        finished = self.run.get("finished") or m.get("finished")
+        if finished:
+            head += f", finished {finished}"
         return head, [(name, f"{df.shape[0]:,} rows x {df.shape[1]} columns") for name, df in self.tables.items()]
 
     def __repr__(self) -> str:
@@ -117,9 +125,21 @@ def load(path: str | Path) -> Results:
     if not manifest_file.is_file():
         raise ValueError(f"path: {str(path)!r} holds no manifest.json; allowed: a folder written by "
                          "four21sim sweep (results/NAME)")
+    from .._util.atomic import read_bounded
     try:
-        manifest = json.loads(manifest_file.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        manifest = json.loads(read_bounded(manifest_file, MAX_MANIFEST_BYTES).decode("utf-8"))
+    except (OSError, ValueError) as exc:  # UnsafePath, JSON and UTF-8 errors are ValueErrors
         raise ValueError(f"path: {str(manifest_file)!r} cannot be read as JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"path: {str(manifest_file)!r} nests too deeply; allowed: a manifest.json written by "
+                         "four21sim sweep") from None
+    if not isinstance(manifest, dict):
+        raise ValueError(f"path: {str(manifest_file)!r} holds a {type(manifest).__name__}, not a manifest; "
+                         "allowed: a manifest.json written by four21sim sweep")
+    run_file = folder / "run.json"
+    try:
+        run = json.loads(read_bounded(run_file, MAX_MANIFEST_BYTES).decode("utf-8")) if run_file.is_file() else {}
+    except (OSError, ValueError, RecursionError):
+        run = {}
     tables = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))}
-    return Results(folder, manifest, tables)
+    return Results(folder, manifest, tables, run if isinstance(run, dict) else {})

@@ -8,6 +8,12 @@ writes its process id into the file, so that a refused writer can name it.
 While a process holds the lock, no other run can write in the folder: temporary
 files left there by dead processes are provably orphaned and may be removed
 (:func:`remove_orphans`).
+
+The lock file is opened without following a link (``O_NOFOLLOW``): a ``.lock`` that is a
+symbolic link or a special file is refused, naming it, and never truncated. A run that
+swaps the folder for a new one (:func:`~four21sim.study.folder.swap_outputs`) leaves the
+lock file it held in the old folder: a waiting run that then gets that lock sees that the
+file is no longer the folder's and locks the new one instead.
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ import fcntl
 import os
 import shutil
 import socket
+import stat
 import time
 from pathlib import Path
 
-from .._util.atomic import orphaned
+from .._util.atomic import UnsafePath, open_plain, orphaned
 
 __all__ = ["FolderLock", "FolderBusy", "LOCK_NAME", "remove_orphans"]
 
@@ -63,23 +70,44 @@ class FolderLock:
             time.sleep(0.01)
         return "unknown process"
 
-    def acquire(self) -> "FolderLock":
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+    def _open(self) -> int:
         try:
+            return open_plain(self.path, os.O_RDWR | os.O_CREAT)
+        except UnsafePath as exc:
+            raise UnsafePath(f"--out: {str(self.path)!r} {exc}; the lock of a results folder is a plain file: "
+                             "remove it") from None
+
+    def _still_the_folders(self, fd: int) -> bool:
+        try:
+            now = os.lstat(self.path)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(fd)
+        return stat.S_ISREG(now.st_mode) and (now.st_ino, now.st_dev) == (mine.st_ino, mine.st_dev)
+
+    def acquire(self) -> "FolderLock":
+        told = False
+        while True:
+            fd = self._open()
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    raise
-                if not self.wait:
-                    raise FolderBusy(f"--out: {str(self.folder)!r} is being written by another run "
-                                     f"({self.holder()}); wait for it to finish, or pass --wait") from None
-                if self.on_wait is not None:
-                    self.on_wait(self.holder())
-                fcntl.flock(fd, fcntl.LOCK_EX)
-        except BaseException:
-            os.close(fd)
-            raise
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError as exc:
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                        raise
+                    if not self.wait:
+                        raise FolderBusy(f"--out: {str(self.folder)!r} is being written by another run "
+                                         f"({self.holder()}); wait for it to finish, or pass --wait") from None
+                    if self.on_wait is not None and not told:
+                        self.on_wait(self.holder())
+                        told = True
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            if self._still_the_folders(fd):
+                break
+            os.close(fd)  # the folder was swapped while we waited: lock the new one
         self._fd = fd
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since "
@@ -107,17 +135,29 @@ class FolderLock:
 
 
 def remove_orphans(folder, lock: FolderLock) -> list[Path]:
-    """Remove the temporary files and folders under ``folder`` left by dead writers; returns them.
+    """Remove the temporary files and folders left by dead writers where a run writes; returns them.
 
     Requires ``lock`` held: then no live run of this folder can own them, and the
-    writer's process id in each name is checked as well.
+    writer's process id in each name is checked as well. Only the places a run writes
+    are looked at (the folder, ``figures/``, ``parts/`` and its key folders), never
+    through a link, and only names of this package's temporary files are removed.
     """
     if not lock.held:
         raise RuntimeError("remove_orphans needs the folder's lock")
+    folder = Path(folder)
+    places = [folder, folder / "figures", folder / "parts"]
+    parts = folder / "parts"
+    if parts.is_dir() and not parts.is_symlink():
+        places += sorted(Path(e.path) for e in os.scandir(parts) if e.is_dir(follow_symlinks=False))
     gone = []
-    for p in sorted(Path(folder).rglob(".*"), key=lambda q: len(q.parts), reverse=True):
-        if orphaned(p):
-            if p.is_dir() and not p.is_symlink():
+    for place in places:
+        if place.is_symlink() or not place.is_dir():
+            continue
+        for e in sorted(os.scandir(place), key=lambda e: e.name):
+            p = Path(e.path)
+            if not orphaned(p):
+                continue
+            if e.is_dir(follow_symlinks=False):
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 p.unlink(missing_ok=True)

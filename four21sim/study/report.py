@@ -346,18 +346,11 @@ def _title(facts: StudyFacts) -> list[str]:
 
 
 def _provenance(facts: StudyFacts, manifest: dict) -> list[str]:
-    if manifest["games_run"] == manifest["games_total"]:
-        speed = (f"in {manifest['seconds']:.0f} s ({manifest['games_per_second'] / 1e6:.2f} M games/s over the "
-                 "whole run, policies and exact solutions included)")
-    elif manifest["games_run"]:
-        speed = (f"of which {manifest['games_played_run']:,} were played by this run in {manifest['seconds']:.0f} s "
-                 "and the rest resumed from earlier runs")
-    else:
-        speed = "all resumed from the part files of earlier runs"
-    return [f"Produced by `{manifest['command']}` with four21sim {manifest['versions']['four21sim']} "
-            f"(commit {manifest['git_commit'] or 'unknown'}), seed {facts.seed}, {facts.games:,} games per "
-            f"configuration, {manifest['games_total']:,} games in all ({manifest['games_played_total']:,} played, "
-            f"counting every seat's turn in the one:A/B line-ups), {speed}. "
+    # only what produced the numbers: the run's command, commit, times and speed are in run.json (not committed)
+    code = manifest.get("code") or {}
+    return [f"Produced by four21sim {manifest['versions']['four21sim']} (source {code.get('source', 'unknown')}), "
+            f"seed {facts.seed}, {facts.games:,} games per configuration, {manifest['games_total']:,} games in all "
+            f"({manifest['games_played_total']:,} played, counting every seat's turn in the one:A/B line-ups). "
             "Every number below is computed from the tables next to this file; intervals are 95%; *exact* marks a "
             "value from the symmetry theorem (docs/fairness.md) or a solver." + _rewritten(manifest), ""]
 
@@ -367,7 +360,7 @@ def _rewritten(manifest: dict) -> str:
     if not r:
         return ""
     return (f" The tables derived from the games, the figures and this report were rewritten from them by "
-            f"four21sim {r['four21sim']} (commit {r['git_commit'] or 'unknown'}), without playing a game again.")
+            f"four21sim {r['four21sim']} (source {r.get('source', 'unknown')}), without playing a game again.")
 
 
 def _section_verdicts(tables, folder) -> list[str]:
@@ -686,23 +679,6 @@ def write_report(path, study, manifest: dict, tables: dict[str, pd.DataFrame], f
     write_text_atomic(path, text)
 
 
-def _commit() -> str | None:
-    """The code's commit (study.run records the same for a run; importing it here would close an
-    import cycle, run importing this module)."""
-    import subprocess
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).resolve().parent,
-                             capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _slug(text: str) -> str:
-    keep = "".join(ch.lower() if ch.isalnum() else "-" for ch in text)
-    while "--" in keep:
-        keep = keep.replace("--", "-")
-    return keep.strip("-")
 
 
 def rewrite(folder) -> Path:
@@ -722,6 +698,7 @@ def rewrite(folder) -> Path:
     from .._util.atomic import atomic_path, temp_path, write_text_atomic
     from . import figures as plots
     from .load import load
+    from .run import source_fingerprint
     from .tables import rebuild
     folder = Path(folder)
     res = load(folder)
@@ -735,7 +712,7 @@ def rewrite(folder) -> Path:
     stage.mkdir()
     rels = {}
     for i, (title, fig) in enumerate(plots.report_figures(tables).items()):
-        rel = f"figures/{i + 1:02d}-{_slug(title)}.png"
+        rel = f"figures/{plots.figure_name(i, title)}"
         plots.save(fig, stage / Path(rel).name)
         rels[title] = rel
     shutil.rmtree(folder / "figures", ignore_errors=True)
@@ -744,7 +721,7 @@ def rewrite(folder) -> Path:
     manifest["files"] = [f"{n}.parquet" for n in tables] + list(rels.values()) + ["REPORT.md", "manifest.json",
                                                                                    "study.json"]
     manifest["rewritten"] = {"by": "four21sim.study.report.rewrite", "four21sim": __version__,
-                             "git_commit": _commit()}
+                             "source": source_fingerprint()}
     write_text_atomic(folder / "REPORT.md", render_report(facts, manifest, tables, rels, folder.resolve()))
     write_text_atomic(folder / "manifest.json", json.dumps(manifest, indent=2, default=str))
     return folder

@@ -2,30 +2,34 @@
 
 :func:`run_sweep` does, in order:
 
-1. validate everything that could fail before a game is played: the study (bounds,
-   duplicates: :class:`~four21sim.study.spec.Study`), every policy of every
-   configuration, the folder (writable; a folder holding another study's results is
-   refused), the Dask scheduler; nothing is written for a refused study;
+1. resolve the study once into a :class:`~four21sim.study.plan.Plan` (configurations,
+   tasks, fingerprint, policies checked once) and validate everything that could fail
+   before a game is played: the study, every policy, the folder
+   (:mod:`four21sim.study.folder`: a new, empty or results folder, never one holding
+   another study's results or anything else), the Dask scheduler; nothing is written for
+   a refused study;
 2. take the folder's lock (:mod:`four21sim.study.lock`): one writer per folder; a second
    one is refused at once, naming the holder, or waits for it (``wait=True``);
 3. under the lock: check the folder again, remove temporary files of dead writers,
    write ``study.json``, and list the tasks whose part file is missing or does not
    belong to its place (:func:`four21sim.study.tasks.check_part`: a warning names each
    rejected file, which is then computed again);
-4. run those tasks (:mod:`four21sim.study.executors`), writing each part as it arrives;
-5. write the outputs (tables, figures, REPORT.md, manifest.json) into a temporary
-   folder and swap them in: a run killed while writing them leaves the previous
-   outputs whole, and figures of an older run do not linger beside new ones.
+4. solve the exact solutions the tasks need, then run the tasks
+   (:mod:`four21sim.study.executors`), writing each part as it arrives;
+5. write the outputs (tables, figures, REPORT.md, manifest.json, run.json) into a
+   temporary folder and swap them in as one (:func:`four21sim.study.folder.swap_outputs`).
 
-Which folder holds another study: one whose ``study.json`` has another fingerprint,
-when it also holds part files, or when the folder was not chosen with ``--out``
-(``results/<name>``, e.g. committed results); one without ``study.json`` whose part
-files were made for another study.
+Every phase shows its progress (:mod:`four21sim.study.progress`). ``manifest.json``
+records what produced the results and nothing that varies from run to run, so that a
+run whose tables are unchanged leaves a committed folder unchanged; the run's own
+facts (times, speed, the commit, the command, the workers) go to ``run.json``, which is
+not committed.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import platform
@@ -39,22 +43,38 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from .._util.atomic import temp_path, write_text_atomic
-from .._util.checks import check_int
+from .._util.atomic import write_text_atomic
+from . import folder as F
 from .lock import FolderLock, remove_orphans
-from .spec import Config, Study
-from .tasks import Task, check_part, make_tasks, part_identity, part_keys, part_path
+from .plan import Plan, make_plan
+from .progress import Progress
+from .spec import Study
+from .tasks import Task, check_part, part_path
 
-__all__ = ["run_sweep", "prepare", "pending_tasks", "run_study_tasks", "write_outputs", "code_identity"]
+__all__ = ["run_sweep", "prepare", "pending_tasks", "run_study_tasks", "write_outputs", "code_identity",
+           "source_fingerprint", "RUN_FIELDS"]
 
-FIGURES = "figures"
+FIGURES = F.FIGURES
 MAX_WARNINGS = 20  # rejected part files named one by one; the rest are counted in one line
+RUN_FIELDS = ("command", "git_commit", "started", "finished", "seconds", "games_run", "games_resumed",
+              "games_played_run", "tasks_run", "games_per_second", "workers", "scheduler", "phases")
+"""The fields of ``run.json``: what varies from one run of the same study to the next."""
 
 
 def code_identity() -> dict:
     """What must match for part files to be resumed: the package version and the engine contract."""
     from ..engine import ENGINE_CONTRACT
     return {"four21sim": __version__, "engine_contract": ENGINE_CONTRACT}
+
+
+def source_fingerprint() -> str:
+    """SHA-256 (16 hex digits) of the package's Python source: the code that produced a result."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _git_commit() -> str | None:
@@ -80,97 +100,37 @@ def _versions() -> dict:
 
 
 # ------------------------------------------------------------------ checks
-def study_policies(configs: list[Config]) -> list[tuple]:
-    """Every distinct (variant, players, policy name) the configurations play, in order."""
-    seen: dict = {}
-    for c in configs:
-        for name in [c.lineup.a] if c.lineup.kind == "all" else [c.lineup.a, c.lineup.b]:
-            seen.setdefault((c.variant, c.players, name), None)
-    return list(seen)
-
-
-def _check_out(out: Path) -> None:
-    """Refuse an --out that cannot be written, before anything is played."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out: {str(out)!r} exists and is not a directory")
-    probe = out
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise ValueError(f"--out: {str(out)!r} is not writable (no write permission on {str(probe)!r})")
-
-
-def _part_files(out: Path) -> list[Path]:
-    return sorted(p for p in (out / "parts").glob("*/*.npz") if not p.name.startswith("."))
-
-
 def _part_study(path: Path) -> str | None:
     """The study fingerprint a part file records (None if it records none or cannot be read)."""
+    from .._util.atomic import open_plain
     try:
-        with np.load(path) as z:
+        with os.fdopen(open_plain(path), "rb") as f, np.load(f) as z:
             return json.loads(z["__identity__"].tobytes().decode()).get("study")
     except Exception:  # noqa: BLE001  a damaged part is the business of pending_tasks
         return None
 
 
-def _check_folder(study: Study, out: Path, chosen: bool) -> None:
-    """Refuse a folder that holds the results of another study or of other code (read only)."""
-    sj = out / "study.json"
-    parts = _part_files(out)
-    fp = study.fingerprint()
-    hint = ("choose another --out, or delete that directory to start again" if chosen else
-            "give this study another name (--name) or an --out directory: it would replace them")
-    if sj.exists():
-        try:
-            old = json.loads(sj.read_text())
-        except (OSError, ValueError):
-            old = {}
-        old = old if isinstance(old, dict) else {}
-        if old.get("fingerprint") != fp and (parts or not chosen):
-            raise ValueError(f"--out: {str(out)!r} holds the results of a different study "
-                             f"(fingerprint {old.get('fingerprint')!r}, this one {fp!r}); {hint}")
-        if old.get("code") != code_identity() and parts:
-            raise ValueError(f"--out: {str(out)!r} holds parts made by other code ({old.get('code')}, this is "
-                             f"{code_identity()}); they cannot be mixed: choose another --out, or delete that "
-                             "directory to start again")
-    elif parts:  # no study.json (deleted?): the parts say which study they belong to
-        others = {s for s in map(_part_study, parts) if s is not None and s != fp}
-        if others:
-            raise ValueError(f"--out: {str(out)!r} holds part files of a different study (fingerprint "
-                             f"{sorted(others)[0]!r}, this one {fp!r}) and no study.json; {hint}")
-
-
-def prepare(study: Study, out: Path, chosen: bool = True) -> tuple[list[Config], list[dict]]:
-    """Validate everything that could fail before a single game: configurations, policies, the folder.
+def prepare(plan: Plan, out: Path, chosen: bool = True) -> None:
+    """Refuse a folder a run may not write (ValueError, nothing written): see :mod:`.folder`.
 
     ``chosen``: the folder was given explicitly (``--out``), not derived from the name.
     """
-    from ..policies import check_available, resolve_policies
-    configs, skipped = study.configs()
-    if not configs:
-        raise ValueError("--lineups/--players: no playable configuration (optimal needs 2 or 3 players)")
-    for variant, players, name in study_policies(configs):
-        # a costly policy (a solve) is checked here and built by whoever plays it
-        if not check_available(name, variant, players).costly:
-            resolve_policies(variant, players, [name] * players)
-    _check_out(out)
+    F.check_out(out)
     if out.is_dir():
-        _check_folder(study, out, chosen)
-    return configs, skipped
+        F.check_results_folder(plan.fingerprint, code_identity(), out, chosen, _part_study)
 
 
-def pending_tasks(study: Study, configs: list[Config], out: Path,
-                  warn: Callable[[str], None] | None = None) -> tuple[list[Task], int]:
+def pending_tasks(plan: Plan, out: Path, warn: Callable[[str], None] | None = None) -> tuple[list[Task], int]:
     """Tasks whose part file is missing or does not belong to its place, and the games already done.
 
     A part that is there but cannot be used is reported through ``warn``, naming the
     file and why, and removed (it is computed again).
     """
     pending, done, rejected = [], 0, 0
-    for t in make_tasks(len(configs), study.games, study.task_games):
-        c = configs[t.config]
+    for t in plan.tasks:
+        c = plan.config(t)
         path = part_path(out, c, t.block)
-        part, why = check_part(path, part_keys(c), part_identity(study, c, t))
+        part, why = check_part(path, frozenset(_keys(c)), plan.identity(t), c)
         if part is not None:
             done += t.games
             continue
@@ -186,64 +146,77 @@ def pending_tasks(study: Study, configs: list[Config], out: Path,
     return pending, done
 
 
+def _keys(config) -> frozenset:
+    from .tasks import part_keys
+    return part_keys(config)
+
+
 # ------------------------------------------------------------------ running
-def run_study_tasks(study: Study, configs: list[Config], out: Path, pending: list[Task], workers: int = 1,
-                    client=None, progress: Callable[[int], None] | None = None) -> dict:
-    """Run the ``pending`` tasks (see :func:`pending_tasks`), writing each part as it finishes.
+def _solve_phase(plan: Plan, pending: list[Task], workers: int, scheduler: str | None, progress: Progress) -> None:
+    """Solve the exact solutions the pending tasks need, side by side, before any game."""
+    from . import executors
+    items = plan.solutions_for(pending)
+    if not items or (scheduler or "").startswith("tcp://"):
+        return  # remote workers solve what they play (their disk cache is theirs)
+    with progress.phase("solve", len(items), "solutions") as ph:
+        executors.warm_policies(items, max(workers, os.cpu_count() or 1), lambda item: ph.update())
+
+
+def run_study_tasks(plan: Plan, out: Path, pending: list[Task], workers: int = 1, client=None,
+                    progress: Progress | None = None, scheduler: str | None = None) -> dict:
+    """Solve what the ``pending`` tasks need, then run them, writing each part as it finishes.
 
     ``client``: a connected Dask client to run the tasks on (else this process for
-    ``workers == 1``, or local processes). ``progress`` is called with the games each
-    finished task played (all its seats' rotations for a one:A/B line-up).
+    ``workers == 1``, or local processes).
     """
     from . import executors
     from .tasks import write_part
+    progress = progress or Progress("sweep", enabled=False)
     t0 = time.perf_counter()
+    _solve_phase(plan, pending, workers, scheduler, progress)
+    t_solve = time.perf_counter() - t0
     games_run = games_played = 0
+    done_before = plan.games_to_play - sum(plan.played(t) for t in pending)
+    with progress.phase("play", plan.games_to_play, "games", initial=done_before, scale=True) as ph:
+        def finished(task: Task, counters: dict) -> None:
+            nonlocal games_run, games_played
+            write_part(part_path(out, plan.config(task), task.block), counters, plan.identity(task))
+            games_run += task.games
+            games_played += plan.played(task)
+            ph.update(plan.played(task))
 
-    def finished(task: Task, counters: dict) -> None:
-        nonlocal games_run, games_played
-        c = configs[task.config]
-        write_part(part_path(out, c, task.block), counters, part_identity(study, c, task))
-        games_run += task.games
-        games_played += task.games * c.games_factor
-        if progress:
-            progress(task.games * c.games_factor)
-
-    if pending:
-        from ..policies import check_available
-        used = {t.config for t in pending}
-        needed = study_policies([c for i, c in enumerate(configs) if i in used])
-        costly = [item for item in needed if check_available(item[2], item[0], item[1]).costly]
-        if client is not None:
-            executors.run_on_dask(client, pending, configs, study.seed, study.max_rounds, finished)
+        if not pending:
+            pass
+        elif client is not None:
+            executors.run_on_dask(client, plan, pending, finished)
         elif workers <= 1:
-            # this process plays on every core; the solves it needs first can run side by side
-            executors.warm_policies(costly, os.cpu_count() or 1)
-            executors.run_in_process(pending, configs, study.seed, study.max_rounds, finished)
+            executors.run_in_process(plan, pending, finished)
         else:
-            executors.run_processes(pending, configs, study.seed, study.max_rounds, workers, finished, costly)
-    return {"games_run": games_run, "games_played": games_played, "seconds": time.perf_counter() - t0,
-            "tasks_run": len(pending)}
+            executors.run_processes(plan, pending, min(workers, len(pending)), finished)
+    seconds = time.perf_counter() - t0
+    return {"games_run": games_run, "games_played": games_played, "seconds": seconds, "tasks_run": len(pending),
+            "phases": {"solve": round(t_solve, 3), "play": round(seconds - t_solve, 3)}}
 
 
 def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None, quiet: bool = False,
-              command: str = "python -m four21sim.sweep", *, wait: bool = False, chosen: bool = True,
-              warn: Callable[[str], None] | None = None) -> dict:
-    """Run (or resume) ``study`` into the folder ``out``; returns the manifest.
+              command: str = "four21sim sweep", *, wait: bool = False, chosen: bool = True,
+              warn: Callable[[str], None] | None = None, progress: Progress | None = None) -> dict:
+    """Run (or resume) ``study`` into the folder ``out``; returns the manifest and the run's facts.
 
     Parameters
     ----------
     study : Study
     out : path
-        The results folder.
+        The results folder: a new folder, an empty one, or a results folder.
     workers : int
-        Local worker processes (1: this process, numba using every core).
+        Local worker processes (1: this process, numba using every core); at most
+        :func:`~four21sim.study.executors.max_workers`.
     scheduler : str, optional
         ``local:N`` or ``tcp://HOST:PORT``: run the tasks on Dask.
     quiet : bool
-        No progress bar.
+        No progress display and no warnings of dropped configurations.
     command : str
-        The command recorded in the manifest.
+        The command recorded in ``run.json``.
     wait : bool
         If another run holds the folder, wait for it rather than raise.
     chosen : bool
@@ -251,6 +224,8 @@ def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None,
         another study are never replaced.
     warn : callable, optional
         Receives warnings (a rejected part file); default: printed on stderr.
+    progress : Progress, optional
+        The display (default: on stderr, unless ``quiet``).
 
     Raises
     ------
@@ -259,21 +234,22 @@ def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None,
         another run (:class:`~four21sim.study.lock.FolderBusy`).
     """
     from . import executors
-    check_int("--workers", workers, 1)
+    executors.check_workers(workers)
     if warn is None:
         def warn(msg: str) -> None:
             print(f"sweep: warning: {msg}", file=sys.stderr)
     if scheduler is not None:
         executors.check_scheduler(scheduler)
-    out = Path(out)
-    configs, skipped = prepare(study, out, chosen)
-    for s in skipped:  # every configuration the study drops is said on the console, not only in the manifest
-        warn(f"skipped {s['variant']}, {s['players']} players, {s['lineup']}: {s['reason']}")
+    out = F.check_out(out)
+    plan = make_plan(study)
+    prepare(plan, out, chosen)
+    progress = progress or Progress("sweep", enabled=not quiet)
     client = cluster = None
     if scheduler is not None:  # connect before writing anything: an unreachable scheduler writes nothing
         client, cluster = executors.open_client(scheduler)
     try:
-        try:  # _check_out cannot foresee every failure (e.g. /proc/x as root): still one line, exit 2
+        _announce(plan, out, warn if study.undefined == "warn" else None, progress)
+        try:  # check_out cannot foresee every failure (e.g. /proc/x as root): still one line, exit 2
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"--out: {str(out)!r} cannot be created ({exc.strerror or exc})") from None
@@ -283,129 +259,107 @@ def run_sweep(study: Study, out, workers: int = 1, scheduler: str | None = None,
                 print(f"sweep: waiting for the run writing {str(out)!r} ({holder})", file=sys.stderr)
 
         with FolderLock(out, wait=wait, on_wait=waiting) as lock:
-            _check_folder(study, out, chosen)  # again: another run may have written it meanwhile
+            prepare(plan, out, chosen)  # again: another run may have written it meanwhile
             remove_orphans(out, lock)
-            return _run_locked(study, out, configs, skipped, workers, scheduler, client, quiet, command, warn)
+            F.remove_stale_stages(out)
+            return _run_locked(plan, out, workers, scheduler, client, command, warn, progress)
     finally:
         if client is not None:
             executors.close(client, cluster)
 
 
-def _run_locked(study, out, configs, skipped, workers, scheduler, client, quiet, command, warn) -> dict:
+def _announce(plan: Plan, out: Path, warn, progress: Progress) -> None:
+    """The plan in one line; each dropped configuration in a warning when the study says ``warn``."""
+    if warn is not None:
+        for s in plan.skipped:
+            warn(f"skipped {s['variant']}, {s['players']} players, {s['lineup']}: {s['reason']}")
+    dropped = f" ({len(plan.skipped)} where a line-up is not defined: skipped)" if plan.skipped else ""
+    progress.line(f"{plan.study.name}: {len(plan.configs)} configurations{dropped}, {len(plan.tasks)} tasks, "
+                  f"{plan.games_to_play:,} games into {out}")
+
+
+def _run_locked(plan: Plan, out: Path, workers, scheduler, client, command, warn, progress: Progress) -> dict:
     started = _dt.datetime.now(_dt.timezone.utc)
-    write_text_atomic(out / "study.json", json.dumps({"fingerprint": study.fingerprint(), "code": code_identity(),
+    study = plan.study
+    write_text_atomic(out / "study.json", json.dumps({"fingerprint": plan.fingerprint, "code": code_identity(),
                                                      "study": study.to_dict()}, indent=2))
-    total = len(configs) * study.games
-    to_play = sum(c.games_factor for c in configs) * study.games  # one:A/B plays every seat's rotation
-    bar = None
-    if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-        bar = tqdm(total=to_play, unit=" games", unit_scale=True, dynamic_ncols=True, smoothing=0.05,
-                   desc=study.name)
-
-    def progress(n: int) -> None:
-        if bar is not None:
-            bar.update(n)
-
-    t0 = time.perf_counter()
-    try:
-        pending, _ = pending_tasks(study, configs, out, warn)
-        if bar is not None:
-            bar.update(to_play - sum(t.games * configs[t.config].games_factor for t in pending))
-        info = run_study_tasks(study, configs, out, pending, workers, client, progress)
-    finally:
-        if bar is not None:
-            bar.close()
-    seconds = time.perf_counter() - t0
+    pending, _ = pending_tasks(plan, out, warn)
+    info = run_study_tasks(plan, out, pending, workers, client, progress, scheduler)
     manifest = {
-        "name": study.name, "question": study.question, "fingerprint": study.fingerprint(),
-        "study": study.to_dict(), "seed": study.seed, "command": command, "versions": _versions(),
-        "git_commit": _git_commit(), "started": started.isoformat(timespec="seconds"),
-        "finished": None, "seconds": seconds, "games_total": total, "games_run": info["games_run"],
-        "games_resumed": total - info["games_run"], "games_played_total": to_play,
-        "games_played_run": info["games_played"], "tasks_run": info["tasks_run"],
-        "games_per_second": info["games_played"] / seconds if seconds > 0 else 0.0,
-        "workers": workers, "scheduler": scheduler, "skipped": skipped,
+        "name": study.name, "question": study.question, "fingerprint": plan.fingerprint,
+        "study": study.to_dict(), "seed": study.seed, "versions": _versions(),
+        "code": dict(code_identity(), source=source_fingerprint()),
+        "games_total": plan.games_total, "games_played_total": plan.games_to_play,
+        "skipped": list(plan.skipped),
         "configurations": [{"key": c.key, "variant": c.label, "players": c.players, "lineup": c.lineup.label,
-                            "options": c.variant.options()} for c in configs],
+                            "options": c.variant.options()} for c in plan.configs],
     }
-    write_outputs(study, configs, out, manifest)
-    return manifest
+    seconds = info["seconds"]
+    run = {"command": command, "git_commit": _git_commit(), "started": started.isoformat(timespec="seconds"),
+           "finished": None, "seconds": seconds, "games_run": info["games_run"],
+           "games_resumed": plan.games_total - info["games_run"], "games_played_run": info["games_played"],
+           "tasks_run": info["tasks_run"], "games_per_second": info["games_played"] / seconds if seconds > 0 else 0.0,
+           "workers": workers, "scheduler": scheduler, "phases": info["phases"]}
+    write_outputs(plan, out, manifest, run, progress)
+    return {**manifest, **run}
 
 
 # ------------------------------------------------------------------ outputs
-def write_outputs(study: Study, configs: list[Config], out: Path, manifest: dict) -> None:
-    """Merge the parts and write tables, figures, REPORT.md and manifest.json, all at once.
-
-    Everything is written into a temporary folder beside them, then moved into place
-    (each move atomic, the whole swap a few renames): a run stopped while writing
-    leaves the previous outputs whole, and the new figures replace the old folder.
-    """
+def write_outputs(plan: Plan, out: Path, manifest: dict, run: dict | None = None,
+                  progress: Progress | None = None) -> None:
+    """Merge the parts and write tables, figures, REPORT.md, manifest.json and run.json, swapped in as one
+    (:func:`~four21sim.study.folder.swap_outputs`): a run stopped while writing leaves the previous
+    outputs whole."""
     out = Path(out)
-    stage = temp_path(out / "outputs", suffix="")
+    progress = progress or Progress("sweep", enabled=False)
+    stage = F.stage_path(out)
     if stage.exists():
         shutil.rmtree(stage)
     stage.mkdir()
     try:
-        files = _render(study, configs, out, stage, manifest)
-        for name in files:  # the tables, REPORT.md and manifest.json: one atomic rename each
-            if "/" not in name:
-                os.replace(stage / name, out / name)
-        old = stage / ".old-figures"
-        if (out / FIGURES).exists():
-            os.rename(out / FIGURES, old)
-        os.rename(stage / FIGURES, out / FIGURES)
+        t0 = time.perf_counter()
+        files = _render(plan, out, stage, manifest, progress)
+        run = dict(run or {})
+        run["finished"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        run.setdefault("phases", {})["write"] = round(time.perf_counter() - t0, 3)
+        write_text_atomic(stage / "run.json", json.dumps(run, indent=2, default=str) + "\n")
+        F.swap_outputs(out, stage, files + ["run.json"])
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _render(study: Study, configs: list[Config], out: Path, stage: Path, manifest: dict) -> list[str]:
+def _render(plan: Plan, out: Path, stage: Path, manifest: dict, progress: Progress) -> list[str]:
     """Write every output into ``stage``; returns their names (relative, figures as figures/NAME)."""
     import matplotlib
     matplotlib.use("Agg")
 
     from . import figures as plots
     from .report import write_report
-    from .tables import build_tables, merge_parts, reference_lineup
+    from .tables import build_tables, merge_parts
 
+    study, configs = plan.study, list(plan.configs)
     merged = merge_parts(study, configs, out)
     tables = build_tables(study, configs, merged)
     files = []
-    for name, df in tables.items():
-        df.to_parquet(stage / f"{name}.parquet", index=False)
-        files.append(f"{name}.parquet")
-    fair, meas, dists = tables["fairness"], tables["measures"], tables["distributions"]
-    ref = reference_lineup(fair)
-    figs = {}
-    if ref is not None:
-        players = sorted(fair["players"].unique())
-        small = 2 if 2 in players else players[0]
-        figs.update(plots.study_figures(tables, ref))
-        figs[f"First-player advantage ({ref})"] = plots.fpa_figure(fair, ref)
-        if "optimal" in set(fair["lineup"]):
-            figs["First-player advantage (optimal: 2 and 3 players)"] = plots.fpa_figure(fair, "optimal")
-        figs[f"Win share by seat ({ref})"] = plots.seat_share_figure(meas, ref)
-        figs[f"Game length ({ref}, {small} players)"] = plots.length_figure(dists, ref, small)
-        figs[f"Token swing per round ({ref}, {small} players)"] = plots.swing_figure(dists, ref, small)
-    if not tables["skill"].empty:
-        figs["Skill against luck"] = plots.skill_figure(tables["skill"])
-    (stage / FIGURES).mkdir()
-    rels = {}
-    for i, (title, fig) in enumerate(figs.items()):
-        rel = f"{FIGURES}/{i + 1:02d}-{_slug(title)}.png"
-        plots.save(fig, stage / rel)
-        rels[title] = rel
-        files.append(rel)
-    manifest["finished"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    manifest["runaway_games"] = int(tables["runaways"]["runaway_games"].sum()) if len(tables["runaways"]) else 0
-    manifest["files"] = files + ["REPORT.md", "manifest.json", "study.json"]
-    write_report(stage / "REPORT.md", study, manifest, tables, rels)
-    write_text_atomic(stage / "manifest.json", json.dumps(manifest, indent=2, default=str))
+    figs = plots.report_figures(tables)
+    with progress.phase("write", len(tables) + len(figs) + 1, "files") as ph:
+        for name, df in tables.items():
+            df.to_parquet(stage / f"{name}.parquet", index=False)
+            files.append(f"{name}.parquet")
+            ph.update()
+        (stage / FIGURES).mkdir()
+        rels = {}
+        for i, (title, fig) in enumerate(figs.items()):
+            rel = f"{FIGURES}/{plots.figure_name(i, title)}"
+            plots.save(fig, stage / rel)
+            rels[title] = rel
+            files.append(rel)
+            ph.update()
+        manifest["runaway_games"] = int(tables["runaways"]["runaway_games"].sum()) if len(tables["runaways"]) else 0
+        manifest["files"] = files + ["REPORT.md", "manifest.json", "run.json", "study.json"]
+        write_report(stage / "REPORT.md", study, manifest, tables, rels)
+        write_text_atomic(stage / "manifest.json", json.dumps(manifest, indent=2, default=str) + "\n")
+        ph.update()
     return files + ["REPORT.md", "manifest.json"]
 
 
-def _slug(text: str) -> str:
-    keep = "".join(ch.lower() if ch.isalnum() else "-" for ch in text)
-    while "--" in keep:
-        keep = keep.replace("--", "-")
-    return keep.strip("-")

@@ -27,9 +27,13 @@ Line-ups
     one player on A among players on B, A taking every seat in turn on the same
     games (common random numbers); measures A's edge over B.
 
-Configurations that cannot be played (``optimal`` with 4 players or more, or with
-more tokens than its exact solver takes) are skipped and listed, with the reason, in
-the manifest.
+Configurations where a policy is not defined (the policy registry says where:
+:attr:`~four21sim.policies.PolicySpec.why_not`, e.g. ``optimal`` at player counts or
+token counts its exact solver does not take) are dropped and listed, with the
+registry's reason, under ``skipped`` in the manifest. The key ``undefined`` says how:
+``"warn"`` (the default) names each one in a warning; ``"skip"`` drops them quietly,
+for a study that means "each line-up where it is defined" (the default study does);
+``"error"`` refuses the study instead.
 
 Bounds
 ------
@@ -58,7 +62,12 @@ __all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_li
            "MAX_GAMES", "MAX_TASKS", "MAX_ROUNDS"]
 
 STUDY_KEYS = ("name", "question", "seed", "games", "task_games", "variants", "players", "lineups", "set",
-              "variant", "exact", "max_rounds")
+              "variant", "exact", "max_rounds", "undefined")
+UNDEFINED = ("warn", "skip", "error")
+"""What a study does with a configuration where one of its policies is not defined (see the module
+docstring): drop it with a warning, drop it quietly (listed in the manifest), or refuse the study."""
+# Keys that never change a number: left out of the fingerprint.
+_NOT_NUMBERS = ("name", "question", "undefined")
 # Keys added after studies were first stored: they enter the fingerprint only when they differ
 # from their default, so that the results of every earlier study keep their fingerprint.
 _LATER_KEYS = {"max_rounds": 100_000}
@@ -164,19 +173,31 @@ class Study:
     variant: tuple = ()
     exact: bool = True
     max_rounds: int = _LATER_KEYS["max_rounds"]
+    undefined: str = "warn"
     _variants: tuple = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or any(c in self.name for c in "/\\") \
-                or self.name.startswith("."):
-            raise ValueError(f"name: {self.name!r} is not allowed; allowed: a non-empty file-name-like word")
-        for key, lo, hi in (("seed", 0, 2**64 - 1), ("games", 1, MAX_GAMES), ("task_games", 1, None),
+                or self.name.startswith(".") or not self.name.isprintable() or len(self.name) > 100:
+            raise ValueError(f"name: {self.name!r} is not allowed; allowed: a non-empty file-name-like word "
+                             "(printable, no / or \\, not starting with a dot, at most 100 characters)")
+        if not isinstance(self.question, str):
+            raise ValueError(f"question: {self.question!r} is not allowed; allowed: a text")
+        if self.undefined not in UNDEFINED:
+            raise ValueError(f"undefined: {self.undefined!r} is not allowed; allowed: {', '.join(UNDEFINED)}")
+        for key, lo, hi in (("seed", 0, 2**64 - 1), ("games", 1, MAX_GAMES), ("task_games", 1, MAX_GAMES),
                             ("max_rounds", 1, MAX_ROUNDS)):
-            check_int(key, getattr(self, key), lo, hi,
-                      f"an integer from {lo} to {hi:,}" if hi is not None else None)
+            check_int(key, getattr(self, key), lo, hi, f"an integer from {lo} to {hi:,}")
         for key in ("players", "lineups", "variants", "variant", "set"):
             if not isinstance(getattr(self, key), (tuple, list)):
                 raise ValueError(f"{key}: {getattr(self, key)!r} is not allowed; allowed: a list")
+        # each value, then the size of the whole: "2 is given twice" says more than a count
+        bad = [p for p in self.players if isinstance(p, bool) or not isinstance(p, int)
+               or not MIN_PLAYERS <= p <= MAX_PLAYERS]
+        if not self.players or bad:
+            raise ValueError(f"players: {(bad or [list(self.players)])[0]!r} is not allowed; allowed: integers "
+                             f"from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        _refuse_duplicates("players", list(self.players))
         n_configs = (len(self.variants) + len(self.variant)) * len(self.players) * len(self.lineups)
         if n_configs > MAX_CONFIGURATIONS:
             raise ValueError(f"study: {len(self.variants) + len(self.variant)} variants x {len(self.players)} player "
@@ -187,17 +208,12 @@ class Study:
             raise ValueError(f"task_games: {self.task_games!r} cuts {n_configs:,} configurations of "
                              f"{self.games:,} games into {n_tasks:,} tasks; allowed: at most {MAX_TASKS:,} tasks "
                              f"(raise task_games to at least {-(-self.games * n_configs // MAX_TASKS):,})")
-        if not self.players or any(isinstance(p, bool) or not isinstance(p, int) or not MIN_PLAYERS <= p <= MAX_PLAYERS
-                                   for p in self.players):
-            raise ValueError(f"players: {list(self.players)!r} is not allowed; allowed: integers from "
-                             f"{MIN_PLAYERS} to {MAX_PLAYERS}")
-        _refuse_duplicates("players", list(self.players))
         if not self.lineups:
             raise ValueError("lineups: the study has no line-up; allowed: policy names or one:A/B")
         _refuse_duplicates("lineups", [parse_lineup(text).label for text in self.lineups])
         if not isinstance(self.exact, bool):
             raise ValueError(f"exact: {self.exact!r} is not allowed; allowed: true or false")
-        overrides = parse_overrides(list(self.set))
+        overrides = parse_overrides(_texts("set", self.set))
         built = []
         for name in self.variants:
             key = str(name).strip().lower().replace("_", "-")
@@ -212,8 +228,13 @@ class Study:
                 if k not in VARIANT_KEYS:
                     raise ValueError(f"variant: unknown key {k!r}; allowed: {', '.join(VARIANT_KEYS)}")
             preset = spec.get("preset", "super421")
-            v = Variant.from_preset(preset, overrides).with_options(list(spec.get("set", [])))
-            built.append((str(spec.get("label") or v.describe()), v))
+            if not isinstance(preset, str):
+                raise ValueError(f"variant: preset {preset!r} is not allowed; allowed: {', '.join(PRESETS)}")
+            label = spec.get("label")
+            if label is not None and not isinstance(label, str):
+                raise ValueError(f"variant: label {label!r} is not allowed; allowed: a text")
+            v = Variant.from_preset(preset, overrides).with_options(_texts("variant: set", spec.get("set", [])))
+            built.append((str(label or v.describe()), v))
         if not built:
             raise ValueError("variants: the study has no variant; allowed: preset names or [[variant]] tables")
         labels = [b[0] for b in built]
@@ -256,8 +277,8 @@ class Study:
         their default, so a study written before they existed keeps its fingerprint.
         """
         d = self.to_dict()
-        d.pop("name")
-        d.pop("question")
+        for key in _NOT_NUMBERS:
+            d.pop(key)
         for key, default in _LATER_KEYS.items():
             if d[key] == default:
                 del d[key]
@@ -267,6 +288,15 @@ class Study:
         d = self.to_dict()
         d.update({k: v for k, v in changes.items() if v is not None})
         return study_from_mapping(d)
+
+
+def _texts(option: str, value) -> list[str]:
+    """A list of texts (``set = ["tokens=21"]``), or ValueError naming the option."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(x, str) for x in items):
+        raise ValueError(f"{option}: {value!r} is not allowed; allowed: a list of \"KEY=VALUE\" texts, "
+                         "e.g. [\"tokens=21\"]")
+    return list(items)
 
 
 def _refuse_duplicates(option: str, items: list) -> None:
@@ -285,6 +315,8 @@ def study_from_mapping(data: dict) -> Study:
     """A Study from a mapping (as read from TOML); unknown keys are refused. Every mistake is
     reported at once: the unknown keys, and each key's own error (each key checked alone), in one
     message; then the checks that read several keys together (the study's size)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"study: {type(data).__name__} is not allowed; allowed: a table of study keys")
     errors = [f"study: unknown key {k!r}; allowed: {', '.join(STUDY_KEYS)}" for k in data if k not in STUDY_KEYS]
     d = {k: v for k, v in data.items() if k in STUDY_KEYS}
     for k in ("variants", "players", "lineups", "set", "variant"):
@@ -305,20 +337,29 @@ def study_from_mapping(data: dict) -> Study:
     return Study(**d)
 
 
+MAX_STUDY_BYTES = 1 << 20
+"""The largest study file read (a study is a few hundred bytes)."""
+
+
 def load_study(path: str | Path) -> Study:
-    """Read and validate a study file."""
-    path = Path(path)
+    """Read and validate a study file (a regular file of at most ``MAX_STUDY_BYTES``)."""
+    from .._util.atomic import UnsafePath, read_bounded
+    where = f"--config: {str(path)!r}"
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(read_bounded(path, MAX_STUDY_BYTES).decode("utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"--config: {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--config: {str(path)!r} cannot be read ({getattr(exc, 'strerror', None) or exc}); "
+        raise ValueError(f"{where} does not exist") from None
+    except UnsafePath as exc:
+        raise ValueError(f"{where} {exc}; allowed: a study file in TOML") from None
+    except ValueError as exc:  # a NUL in the name, bytes that are not UTF-8, TOML that does not parse
+        if isinstance(exc, tomllib.TOMLDecodeError):
+            raise ValueError(f"{where} is not valid TOML: {exc}") from None
+        raise ValueError(f"{where} cannot be read ({exc}); allowed: a study file in TOML (UTF-8)") from None
+    except OSError as exc:
+        raise ValueError(f"{where} cannot be read ({getattr(exc, 'strerror', None) or exc}); "
                          "allowed: a study file in TOML") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"--config: {str(path)!r} is not valid TOML: {exc}") from None
     except RecursionError:
-        raise ValueError(f"--config: {str(path)!r} nests arrays or tables too deeply; allowed: a study file "
+        raise ValueError(f"{where} nests arrays or tables too deeply; allowed: a study file "
                          "in TOML (see experiments/default.toml)") from None
     return study_from_mapping(data)
 
@@ -327,6 +368,7 @@ DEFAULT_STUDY = Study(
     name="default",
     question="Which preset is fairest, how big is the first-player advantage, how much do keep/reroll "
              "habits and skill matter, and how many tokens swing?",
-    seed=421, games=2_000_000, task_games=250_000,
+    seed=421, games=2_000_000, task_games=250_000, undefined="skip",
 )
-"""The embedded default study (the same as ``experiments/default.toml``)."""
+"""The embedded default study (the same as ``experiments/default.toml``): every preset of the
+registry (:data:`~four21sim.rules.variants.PRESETS`), each line-up where it is defined."""

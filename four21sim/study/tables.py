@@ -54,7 +54,7 @@ from ..engine.stats import Z95, holm
 from ..rules.variants import Variant
 from .fairness import drinks, exact_seat_pays, games_identity, hist_quantiles, symmetry_of
 from .spec import DEFAULT_STUDY, Config, Study, parse_lineup, study_from_mapping
-from .tasks import SHARE_UNIT, make_tasks, part_identity, part_keys, part_path, read_part
+from .tasks import SHARE_UNIT, make_tasks, merge_counters, part_identity, part_keys, part_path, read_part
 
 __all__ = ["StudyFacts", "merge_parts", "build_tables", "derive_tables", "rebuild", "reference_lineup",
            "REFERENCE_LINEUP", "HEADLINE_LINEUP"]
@@ -108,18 +108,19 @@ class StudyFacts:
 
 
 def merge_parts(study: Study, configs: list[Config], out: Path) -> list[dict]:
-    """Sum every configuration's part files, in block order. Raises if any part is missing, or does
-    not belong to its place (see :func:`four21sim.study.tasks.check_part`)."""
-    merged: list[dict | None] = [None] * len(configs)
+    """Sum every configuration's part files, in block order (:func:`~four21sim.study.tasks.merge_counters`).
+    Raises if any part is missing, or does not belong to its place (see
+    :func:`four21sim.study.tasks.check_part`)."""
+    parts: list[list] = [[] for _ in configs]
     for t in make_tasks(len(configs), study.games, study.task_games):
-        path = part_path(out, configs[t.config], t.block)
-        part = read_part(path, part_keys(configs[t.config]), part_identity(study, configs[t.config], t))
+        c = configs[t.config]
+        path = part_path(out, c, t.block)
+        part = read_part(path, part_keys(c), part_identity(study, c, t), c)
         if part is None:
             raise RuntimeError(f"part file {path} is missing or unreadable: the run is incomplete; "
                                "run the same command again to finish it")
-        acc = merged[t.config]
-        merged[t.config] = part if acc is None else {k: acc[k] + part[k] for k in acc}
-    return merged
+        parts[t.config].append(part)
+    return [merge_counters(p) for p in parts]
 
 
 def _config_cols(c: Config) -> dict:

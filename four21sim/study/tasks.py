@@ -5,6 +5,14 @@ A configuration's games are numbered from 0 and cut into blocks of
 The cut does not depend on how many workers run the tasks, and every counter is
 an integer sum, so the merged tables are the same bit for bit whatever runs them.
 
+Nor do the numbers depend on ``task_games``. The per-round intervals treat blocks of
+``DEFAULT_BLOCK`` games as clusters, and those blocks are fixed on the game numbers
+(block ``k`` is games ``k*DEFAULT_BLOCK ...``), not on the tasks: a task plays its
+whole blocks in one go and keeps, for the one or two blocks it shares with its
+neighbours (its *edges*), the raw per-block sums, which :func:`merge_counters` adds
+up across tasks before squaring them. Every column, intervals included, is then the
+same for any ``task_games``.
+
 Each finished task is written at once, atomically (a temporary file renamed into
 place), as ``parts/<config key>/<block>.npz``. A run that is stopped loses at most
 the tasks in flight; running it again skips every part already on disk.
@@ -21,19 +29,27 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .._util.atomic import atomic_path, write_text_atomic  # noqa: F401  (re-exported)
-from ..engine.layout import COUNTER_NAMES
-from ..engine.simulation import BLOCK_STATS, SHARE_UNIT, simulate, win_units
+from .._util.atomic import UnsafePath, atomic_path, open_plain, write_text_atomic  # noqa: F401  (re-exported)
+from ..engine.layout import COUNTERS
+from ..engine.simulation import BLOCK_STATS, DEFAULT_BLOCK, ROUND_RATES, SHARE_UNIT, simulate, win_units
 from .spec import Config
 
 __all__ = ["Task", "make_tasks", "run_task", "part_path", "write_part", "read_part", "part_keys",
-           "PartIdentity", "part_identity", "check_part", "SHARE_UNIT"]
+           "PartIdentity", "part_identity", "check_part", "merge_counters", "SHARE_UNIT", "EDGE_KEYS",
+           "MAX_PART_BYTES"]
+
+MAX_PART_BYTES = 64 << 20
+"""The largest part file read (a part is some 20 KB)."""
+# the raw sums of the blocks a task shares with its neighbours: block number, round-rate numerators,
+# rounds, and the same per position (see the module docstring)
+EDGE_KEYS = ("edge_block", "edge_k", "edge_r", "edge_pos_k", "edge_pos_r")
 
 _IDENTITY = "__identity__"  # the array of a part file holding its identity (JSON, as bytes)
 
@@ -66,11 +82,81 @@ def run_task(config: Config, seed: int, first_game: int, games: int, threads: in
     that runs away in any seat rotation is left out of every sum and counted in
     ``one_runaway``, so that every game counted has all its rotations.
     """
+    if config.lineup.kind == "all":
+        return _run_all(config, seed, first_game, games, threads, max_rounds)
+    return _run_one(config, seed, first_game, games, threads, max_rounds)
+
+
+def _segments(first_game: int, games: int, block: int) -> list[tuple[int, int, bool]]:
+    """``(start, games, whole)``: the task cut at the multiples of ``block``; the whole blocks
+    in one segment, the partial blocks at either end (edges) apart."""
+    a, b = first_game, first_game + games
+    lo, hi = -(-a // block) * block, (b // block) * block
+    if lo >= hi:  # no whole block: one or two edges
+        cut = [a, lo, b] if a < lo < b else [a, b]
+        return [(x, y - x, False) for x, y in zip(cut, cut[1:])]
+    out = [(a, lo - a, False)] if a < lo else []
+    out.append((lo, hi - lo, True))
+    if hi < b:
+        out.append((hi, b - hi, False))
+    return out
+
+
+def _isqrt(a: np.ndarray) -> np.ndarray:
+    return np.array([math.isqrt(int(x)) for x in np.ravel(a)], dtype=np.int64).reshape(np.shape(a))
+
+
+def _run_all(config: Config, seed: int, first_game: int, games: int, threads, max_rounds: int) -> dict:
+    """A line-up everyone plays: whole blocks summed as usual, edges kept raw (module docstring)."""
+    total: dict | None = None
+    edges: list[tuple] = []
+    for start, n, whole in _segments(first_game, games, DEFAULT_BLOCK):
+        res = simulate(config.variant, config.players, config.lineup.a, games=n, seed=seed, first_game=start,
+                       threads=threads, max_rounds=max_rounds, check_runaway=False,
+                       block=DEFAULT_BLOCK if whole else n)
+        cnt = {k: np.asarray(v) for k, v in res.counters.items()}
+        if not whole:
+            # one block: its sums of squares are the squares of its sums, which are >= 0
+            raw = tuple(_isqrt(cnt[k]) for k in ("blk_kk", "blk_rr", "blk_pos_kk", "blk_pos_rr"))
+            edges.append((start // DEFAULT_BLOCK,) + raw)
+            cnt.update({k: np.zeros_like(cnt[k]) for k in BLOCK_STATS})
+        total = cnt if total is None else {k: total[k] + cnt[k] for k in total}
+    k_len, p_len, pr_len = len(total["blk_kk"]), len(total["blk_pos_kk"]), len(total["blk_pos_rr"])
+    total["edge_block"] = np.array([e[0] for e in edges], dtype=np.int64)
+    total["edge_k"] = np.array([e[1] for e in edges], dtype=np.int64).reshape(len(edges), k_len)
+    total["edge_r"] = np.array([e[2][0] for e in edges], dtype=np.int64)
+    total["edge_pos_k"] = np.array([e[3] for e in edges], dtype=np.int64).reshape(len(edges), p_len)
+    total["edge_pos_r"] = np.array([e[4] for e in edges], dtype=np.int64).reshape(len(edges), pr_len)
+    return total
+
+
+def merge_counters(parts) -> dict:
+    """The counters of a configuration from its tasks' counters (in block order): sums, with the
+    edges of neighbouring tasks joined into their blocks before they are squared."""
+    parts = list(parts)
+    total = {k: np.sum([p[k] for p in parts], axis=0) for k in parts[0] if k not in EDGE_KEYS}
+    if "edge_block" not in parts[0]:
+        return total
+    joined: dict[int, list] = {}
+    for p in parts:
+        for i, b in enumerate(p["edge_block"]):
+            acc = joined.setdefault(int(b), [0, 0, 0, 0])
+            for j, key in enumerate(("edge_k", "edge_r", "edge_pos_k", "edge_pos_r")):
+                acc[j] = acc[j] + p[key][i]
+    for k, r, pk, pr in joined.values():
+        total["blk_n"] = total["blk_n"] + 1
+        total["blk_kk"] = total["blk_kk"] + k * k
+        total["blk_kr"] = total["blk_kr"] + k * r
+        total["blk_rr"] = total["blk_rr"] + r * r
+        total["blk_pos_kk"] = total["blk_pos_kk"] + pk * pk
+        total["blk_pos_kr"] = total["blk_pos_kr"] + (pk.reshape(-1, 2) * np.asarray(pr)[:, None]).ravel()
+        total["blk_pos_rr"] = total["blk_pos_rr"] + pr * pr
+    return total
+
+
+def _run_one(config: Config, seed: int, first_game: int, games: int, threads, max_rounds: int) -> dict:
+    """A one:A/B line-up (see :func:`run_task`)."""
     lu = config.lineup
-    if lu.kind == "all":
-        res = simulate(config.variant, config.players, lu.a, games=games, seed=seed, first_game=first_game,
-                       threads=threads, max_rounds=max_rounds, check_runaway=False)
-        return {k: np.asarray(v) for k, v in res.counters.items()}
     # one skilled player, every seat in turn, on the same games: per-game sums of its
     # share (in units of 1/SHARE_UNIT) over the rotations, kept exactly as integers
     n = config.players
@@ -120,11 +206,13 @@ class PartIdentity:
     engine_contract: int
 
 
-def part_identity(study, config: Config, task: Task) -> PartIdentity:
-    """The identity a part of ``task`` in ``study`` must carry."""
+def part_identity(source, config: Config, task: Task) -> PartIdentity:
+    """The identity a part of ``task`` must carry; ``source`` is the study's :class:`~.plan.Plan` (or
+    the :class:`~.spec.Study`)."""
     from ..engine import ENGINE_CONTRACT
-    return PartIdentity(study.fingerprint(), config.key, study.seed, task.block, task.first_game, task.games,
-                        ENGINE_CONTRACT)
+    fp = source.fingerprint
+    return PartIdentity(fp() if callable(fp) else fp, config.key, source.seed, task.block, task.first_game,
+                        task.games, ENGINE_CONTRACT)
 
 
 def _checksum(counters: dict) -> str:
@@ -151,7 +239,7 @@ def write_part(path: Path, counters: dict, identity: PartIdentity) -> None:
     meta = dict(asdict(identity), checksum=_checksum(counters))
     blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:
+        with open(tmp, "r+b") as f:
             np.savez(f, **counters, **{_IDENTITY: blob})
             f.flush()
             os.fsync(f.fileno())
@@ -159,19 +247,58 @@ def write_part(path: Path, counters: dict, identity: PartIdentity) -> None:
 
 def part_keys(config: Config) -> frozenset[str]:
     """The names of the counters in a part file of ``config``."""
+    return frozenset(part_shapes(config))
+
+
+def part_shapes(config: Config) -> dict[str, tuple]:
+    """The shape of every counter of a part file of ``config`` (``-1``: the edges, 0 to 2)."""
+    n = config.players
     if config.lineup.kind == "one":
-        return frozenset(ONE_KEYS)
-    return frozenset(COUNTER_NAMES + BLOCK_STATS)
+        return {k: (n,) if k.endswith("by_seat") else (1,) for k in ONE_KEYS}
+    out = {c.name: c.shape(n, config.variant.tokens) for c in COUNTERS}
+    k_len = len(ROUND_RATES)
+    pos = int(np.prod(out["position"])) // 3  # (phase, place after the leader) pairs
+    out.update(blk_n=(1,), blk_kk=(k_len,), blk_kr=(k_len,), blk_rr=(1,), blk_pos_kk=(2 * pos,),
+               blk_pos_kr=(2 * pos,), blk_pos_rr=(pos,), edge_block=(-1,), edge_k=(-1, k_len), edge_r=(-1,),
+               edge_pos_k=(-1, 2 * pos), edge_pos_r=(-1, pos))
+    return out
 
 
-def check_part(path: Path, keys, identity: PartIdentity) -> tuple[dict | None, str | None]:
+def _shape_error(part: dict, config: Config) -> str | None:
+    edges = None
+    for k, want in part_shapes(config).items():
+        got = part[k].shape
+        if len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+            return f"its counter {k!r} has shape {got}, this configuration's is {want}"
+        if -1 in want:
+            edges = got[0] if edges is None else edges
+            if got[0] != edges or not 0 <= edges <= 2:
+                return f"its edge counters have {got[0]} rows; allowed: 0 to 2, the same for all"
+    return None
+
+
+def check_part(path: Path, keys, identity: PartIdentity, config: Config | None = None
+               ) -> tuple[dict | None, str | None]:
     """Read a part file for the place ``identity``: ``(counters, None)`` if it is whole and belongs
-    there, else ``(None, why)`` (``why`` is None for a missing file)."""
+    there, else ``(None, why)`` (``why`` is None for a missing file).
+
+    A symbolic link or a special file in the part's place is never followed: it raises
+    :class:`~four21sim._util.atomic.UnsafePath` (the caller stops, naming it). With ``config``,
+    the counters' shapes are checked too.
+    """
     try:
-        with np.load(path) as z:
-            part = {k: z[k] for k in z.files}
+        fd = open_plain(path)
     except FileNotFoundError:
         return None, None
+    except UnsafePath as exc:
+        raise UnsafePath(f"--out: part file {str(path)!r} {exc}; a results folder holds only plain files: "
+                         "remove it") from None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if os.fstat(f.fileno()).st_size > MAX_PART_BYTES:
+                return None, f"is larger than {MAX_PART_BYTES:,} bytes (not a part file)"
+            with np.load(f, allow_pickle=False) as z:
+                part = {k: z[k] for k in z.files}
     except Exception:  # noqa: BLE001  any damage: zipfile/numpy raise many kinds (NotImplementedError, ...)
         return None, "is unreadable (corrupt or foreign)"
     blob = part.pop(_IDENTITY, None)
@@ -183,7 +310,7 @@ def check_part(path: Path, keys, identity: PartIdentity) -> tuple[dict | None, s
         meta = json.loads(blob.tobytes().decode())
         if not isinstance(meta, dict):
             raise ValueError
-    except ValueError:
+    except (ValueError, RecursionError):
         return None, "is unreadable (its identity is damaged)"
     for k, want in asdict(identity).items():
         if meta.get(k) != want:
@@ -191,9 +318,14 @@ def check_part(path: Path, keys, identity: PartIdentity) -> tuple[dict | None, s
                           f"{want!r}")
     if meta.get("checksum") != _checksum(part):
         return None, "has counters that do not match their checksum (altered)"
-    return part, None
+    why = _shape_error(part, config) if config is not None else None
+    if why is None and config is not None and "edge_block" in part:
+        lo, hi = identity.first_game // DEFAULT_BLOCK, (identity.first_game + identity.games - 1) // DEFAULT_BLOCK
+        if any(not lo <= b <= hi for b in part["edge_block"]) or (part["edge_k"] < 0).any():
+            why = "has edge blocks outside its games (altered)"
+    return (None, f"is unreadable (corrupt or foreign: {why})") if why else (part, None)
 
 
-def read_part(path: Path, keys, identity: PartIdentity) -> dict | None:
+def read_part(path: Path, keys, identity: PartIdentity, config: Config | None = None) -> dict | None:
     """The counters of a part file that belongs at ``identity``, else None (see :func:`check_part`)."""
-    return check_part(path, keys, identity)[0]
+    return check_part(path, keys, identity, config)[0]
