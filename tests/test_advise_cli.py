@@ -185,6 +185,7 @@ def test_argparse_errors(args, word):
     (["631", "--beat", "611", "--reach", "611"], ["--beat/--reach"]),
     (["631", "--objective", "beat"], ["--objective", "--beat"]),
     (["631", "--beat", "71"], ["--beat", "'71'"]),
+    (["631", "--beat", ","], ["--beat", "','", "hands to beat"]),  # not silently the leader's question
     (["631", "--objective", "value", "--beat", "611"], ["--objective", "value"]),
     # the advisor's own options
     (["631", "--state", "11,0"], ["--state", "'11,0'"]),

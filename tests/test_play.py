@@ -153,3 +153,15 @@ def test_parse_keep(text, hand, keep):
 def test_parse_keep_refuses_dice_not_held(text):
     with pytest.raises(ValueError, match="keep"):
         parse_keep(text, dice.parse_hand("611"))
+
+
+def test_ctrl_c_exits_130_like_every_command_and_q_quits_with_0(capsys):
+    # Ctrl-C is SIGINT, whose status every command gives as 130; typing q is leaving on purpose (0)
+    from four21sim.cli.play import main
+
+    def interrupted(prompt):
+        raise KeyboardInterrupt
+
+    assert main(["--seed", "3", "--opponents", "sec"], read=interrupted) == 130
+    assert "interrupted" in capsys.readouterr().out
+    assert main(["--seed", "3", "--opponents", "sec"], read=lambda prompt: "q") == 0

@@ -70,3 +70,13 @@ def test_a_disk_cache_read_is_reported_as_such(tmp_path):
     assert out["from_cache"] and out["seconds"] < out["solve_seconds"] + out["certificate_seconds"] + 60
     line = next(ln for ln in again.stdout.splitlines() if "disk cache" in ln)
     assert line.startswith("read from the disk cache in ") and "the solve that stored it took" in line
+
+
+def test_the_win_objective_at_two_players_is_said_to_be_the_same_game():
+    # zero-sum: who does not pay wins; the answer says so instead of ignoring the option
+    from four21sim.cli.solve import analyse, format_text
+    out = analyse(["--set", "tokens=2", "--objective", "win"])
+    assert out["objective"] == "win"
+    assert "the same game" in format_text(out)
+    pay = analyse(["--set", "tokens=2"])
+    assert [s["p_pay"] for s in out["seats"]] == [s["p_pay"] for s in pay["seats"]]

@@ -113,6 +113,9 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     if args.followers:
         variant = variant.with_options({"followers": args.followers})
     beat = [t for item in args.beat or [] for t in item.split(",") if t.strip()] or None
+    if args.beat is not None and not beat:
+        raise ValueError(f"--beat: {','.join(args.beat)!r} is not allowed; allowed: one or more hands to beat, "
+                         "e.g. 611 or 611,543")
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
     state, role = _parse_state(args.state, variant, args.role) if args.state else (None, args.role)

@@ -244,7 +244,7 @@ class Terminal:
                 self.write(self.advice(t))
                 continue
             if answer.lower() in ("q", "quit", "exit"):
-                raise KeyboardInterrupt
+                raise _Quit
             try:
                 return parse_keep(answer, t.hand, t.may_stop)
             except ValueError as exc:
@@ -303,6 +303,10 @@ def _play_one(variant, args, term: Terminal, pols, labels, seed: int, index: int
     return game_record(game, args.seat, labels, term.choices)
 
 
+class _Quit(Exception):
+    """The player typed q: the game is abandoned on purpose (exit status 0)."""
+
+
 def _session(variant, args, term: Terminal, pols, labels, seed: int, start, read) -> int:
     records, index, planned = [], args.game, args.games
     while True:
@@ -358,15 +362,19 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
         term.write("Solving the game for the hints and costs (3 players: up to two minutes the first time)..."
                    if args.players == 3 else "Solving the game for the hints and costs...")
         term.trainer.solve()
+    status = 0
     try:
         return _session(variant, args, term, pols, labels, seed, start, read)
     except EOFError:
         term.write("\nInput ended: game abandoned.")
-    except KeyboardInterrupt:
+    except _Quit:
         term.write("\nGame abandoned.")
+    except KeyboardInterrupt:  # Ctrl-C: the score so far, then the status every command gives (130)
+        term.write("\nGame abandoned (interrupted).")
+        status = 130
     if term.score.games and (args.train or term.score.games > 1):
         term.write(term.score.line() + " (the game abandoned is not counted)")
-    return 0
+    return status
 
 
 def console(argv: Sequence[str] | None = None) -> int:

@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", default="2", metavar="N",
                    help="2 (default: optimal play, with tables) or 3 (an equilibrium and its certificate)")
     p.add_argument("--objective", default="pay", choices=OBJECTIVES,
-                   help="with --players 3: what each player optimises, P(pay) or its win share (default: pay)")
+                   help="what each player optimises, P(pay) or its win share (default: pay; with 2 players "
+                        "the two are the same game)")
     p.add_argument("--json", action="store_true", help="print JSON (docs/solutions.md) instead of tables")
     add_version(p)
     return p
@@ -177,7 +178,8 @@ def _analyse2(args, variant) -> dict:
     a, b = st.tokens if st.leader == 0 else st.tokens[::-1]
     detail = sol.round_detail(st.pot, a, b)
     order = dice.ORDER[variant.ranking_index]
-    out = _head(variant, 2, "pay", "optimum")
+    # a 2-player game is zero-sum: the one who does not pay wins, so both objectives are this one game
+    out = _head(variant, 2, args.objective, "optimum")
     out.update(seats=_seats([1 - sol.p_seat0, sol.p_seat0], [sol.p_seat0, 1 - sol.p_seat0]),
                expected_rounds=sol.expected_rounds,
                state=_state_block(variant, st, [1 - p0, p0], [p0, 1 - p0], sol.rounds[st.pot, a, b]),
@@ -260,7 +262,9 @@ def _state_line(out: dict) -> str:
 def format_text(out: dict) -> str:
     """The answer as the command prints it without ``--json``."""
     wants = "minimises its own P(pay)" if out["objective"] == "pay" else "maximises its own win share"
-    goal = "both playing optimally" if out["players"] == 2 else f"an equilibrium where each player {wants}"
+    goal = ("both playing optimally" + ("" if out["objective"] == "pay" else
+                                        " (with 2 players, maximising one's win share is not paying: the same game)")
+            if out["players"] == 2 else f"an equilibrium where each player {wants}")
     conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
     lines = [f"{out['variant']}, {out['players']} players, {goal}", _timing(out) + conv, "",
              "  seat   P(pay)     P(win)", "  " + "-" * 27]

@@ -71,7 +71,10 @@ class Option:
         return "true or false (yes/no, on/off, 1/0)"
 
     def _refuse(self, raw: Any) -> ValueError:
-        return ValueError(f"{self.name}: {raw!r} is not allowed; allowed: {self.allowed_text()}")
+        shown = repr(raw)
+        if len(shown) > 60:  # a pasted megabyte stays one readable line
+            shown = f"{shown[:40]}...{shown[-8:]} ({len(shown)} characters)"
+        return ValueError(f"{self.name}: {shown} is not allowed; allowed: {self.allowed_text()}")
 
     def check(self, value: Any) -> None:
         """Raise ValueError unless ``value`` is a valid value of the right type."""

@@ -12,8 +12,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["figure_name", "fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure", "drinks_figure",
-           "felt_figure", "study_figures", "report_figures", "tournament_heatmap", "policy_heatmap", "save"]
+__all__ = ["figure_name", "fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure",
+           "drinks_figure", "felt_figure", "study_figures", "report_figures", "tournament_heatmap",
+           "policy_heatmap", "save"]
 
 _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
