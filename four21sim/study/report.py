@@ -696,9 +696,9 @@ def rewrite(folder) -> Path:
 
     from .. import __version__
     from .._util.atomic import atomic_path, temp_path, write_text_atomic
+    from .._util.source import source_fingerprint
     from . import figures as plots
     from .load import load
-    from .run import source_fingerprint
     from .tables import rebuild
     folder = Path(folder)
     res = load(folder)

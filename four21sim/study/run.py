@@ -29,7 +29,6 @@ not committed.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import os
 import platform
@@ -44,6 +43,7 @@ import numpy as np
 
 from .. import __version__
 from .._util.atomic import write_text_atomic
+from .._util.source import source_fingerprint
 from . import folder as F
 from .lock import FolderLock, remove_orphans
 from .plan import Plan, make_plan
@@ -65,16 +65,6 @@ def code_identity() -> dict:
     """What must match for part files to be resumed: the package version and the engine contract."""
     from ..engine import ENGINE_CONTRACT
     return {"four21sim": __version__, "engine_contract": ENGINE_CONTRACT}
-
-
-def source_fingerprint() -> str:
-    """SHA-256 (16 hex digits) of the package's Python source: the code that produced a result."""
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for f in sorted(root.rglob("*.py")):
-        h.update(f.relative_to(root).as_posix().encode() + b"\0")
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def _git_commit() -> str | None:
