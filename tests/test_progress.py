@@ -8,6 +8,7 @@ import fcntl
 import io
 import os
 import pty
+import select
 import struct
 import sys
 import termios
@@ -46,6 +47,17 @@ def test_quiet_shows_nothing_and_a_failed_phase_claims_nothing():
     assert shown.getvalue() == ""
 
 
+def _drain(fd: int) -> bytes:
+    """Everything written so far: a pseudo-terminal hands its bytes over in pieces (one read got only the first)."""
+    got = b""
+    while select.select([fd], [], [], 0.5)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
 @pytest.mark.parametrize("columns", [0, 100])
 def test_a_terminal_gets_bars_unless_it_has_no_width(columns):
@@ -58,7 +70,7 @@ def test_a_terminal_gets_bars_unless_it_has_no_width(columns):
             with p.phase("play", 100, "games") as ph:
                 ph.update(100)
             stream.flush()
-        shown = os.read(master, 65536).decode(errors="replace")
+        shown = _drain(master).decode(errors="replace")
     finally:
         os.close(master)
         os.close(slave)
