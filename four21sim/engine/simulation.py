@@ -168,6 +168,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     pols = resolve_policies(variant, players, policies)
     pk, lead, foll, seat_pol = pack_policies(pols)
+    sp = np.ascontiguousarray(pk[seat_pol]).ravel()  # seat s's policy: sp[s * N_PK + K_*]
     prm = variant_params(variant, max_rounds)
     rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
     value = np.ascontiguousarray(dice.VALUE[variant.values_index])
@@ -194,8 +195,8 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
             nb = math.ceil(n_now / block)
             cnt[:nb] = 0
             rec_view = rec[done:done + n_now] if records else rec
-            K.run_blocks(seedmix, first_game + done, block, n_now, players, prm, rank, value, pk, lead, foll,
-                         seat_pol, cnt[:nb], tuple(off.tolist()), rec_view, records)
+            K.run_blocks(seedmix, first_game + done, block, n_now, players, prm, rank, value, sp, lead, foll,
+                         cnt[:nb], tuple(off.tolist()), rec_view, records)
             view = Y.unpack(cnt[:nb], players, variant.tokens)
             summed = {k: v.sum(axis=0) for k, v in view.items()}
             summed.update(_block_stats(view))
