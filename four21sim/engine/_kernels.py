@@ -47,8 +47,8 @@ FOLL_SLOTS = len(FOLL_PAIRS)
 # Rows of a block's scratch arrays: per-seat state of a game, per-player state of a round.
 # Seats, hands and throws sit in unsigned bytes (wb): read back from there they are known
 # to be non-negative and index other arrays without numba's negative-index check.
-W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN, W_PLAYED_CHARGE, W_PLAYED_DECHARGE = range(9)
-N_W = 9
+W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN = range(7)
+N_W = 7
 B_ORDER, B_HAND, B_THROWS, B_TIED = range(4)
 N_B = 4
 
@@ -250,7 +250,17 @@ def play_round(n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order
     return phase, m, count, jl, jw, swing, pot, rescue, st
 
 
-# ------------------------------------------------------------- a game
+# ------------------------------------------------------------- counters (engine.md "What a game records")
+# Some counters are gathered per block in a small histogram ``hist`` and spread over the
+# counter vector once per block (:func:`flush_block`): the rounds played by the number in
+# play, and the games by (winners' mask, round-1 loser) and by (losers' mask, round-1
+# loser). One increment then stands for a loop over the places or over pairs of seats.
+@njit(inline="always", **JIT)
+def hist_size(n):
+    """Entries of a block's histogram for n players: two of ``n * 2**n`` masks, ``2 * n`` rounds."""
+    return 2 * (n << n) + 2 * n
+
+
 @njit(inline="always", **JIT)
 def tally_round(c, off, hands, jw, jl, count, swing, rescue):
     """Counters of one round."""
@@ -264,50 +274,17 @@ def tally_round(c, off, hands, jw, jl, count, swing, rescue):
 
 
 @njit(inline="always", **JIT)
-def tally_position(c, off, n, phase, m, jl, jw, played):
+def tally_position(c, off, n, phase, m, jl, jw, hist):
     """Who lost and who won the round, by place after the leader (0 = the leader).
 
-    The rounds each place played are counted by the number in play (``played[phase, m - 1]``)
-    and spread over the places once per block (:func:`flush_positions`): one increment
-    a round instead of m (measured: 10% of the engine's time in classic).
+    The rounds each place played are counted by the number in play and spread over the
+    places once per block (:func:`flush_block`): one increment a round instead of m
+    (measured: 10% of the engine's time in classic).
     """
     base = off[Y.S_POSITION] + phase * n * 3
-    played[ix(phase), ix(m - 1)] += 1
+    hist[ix(2 * (n << n) + phase * n + m - 1)] += 1
     c[ix(base + jl * 3 + 1)] += 1
     c[ix(base + jw * 3 + 2)] += 1
-
-
-@njit(inline="always", **JIT)
-def flush_positions(c, off, n, played):
-    """Add the rounds counted by ``tally_position`` to every place that played them; reset."""
-    for phase in range(2):
-        base = off[Y.S_POSITION] + phase * n * 3
-        for k in range(n):
-            rounds = played[phase, k]
-            for j in range(k + 1):  # with k + 1 in play, places 0..k played
-                c[ix(base + j * 3)] += rounds
-            played[phase, k] = 0
-
-
-@njit(inline="always", **JIT)
-def tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken):
-    """Counters of one finished game for the paying seat: per-game products of shares,
-    the round-1 loser's outcome, the tokens each player took."""
-    uw = Y.SHARE_UNIT // max(nwin, 1)
-    ul = Y.SHARE_UNIT // max(nlose, 1)
-    for s in range(n):
-        c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
-        for t in range(n):
-            if (win_mask >> s) & 1 and (win_mask >> t) & 1:
-                c[ix(off[Y.S_WIN_PAIRS] + s * n + t)] += uw * uw
-            if (lose_mask >> s) & 1 and (lose_mask >> t) & 1:
-                c[ix(off[Y.S_LOSE_PAIRS] + s * n + t)] += ul * ul
-    u = uw if (win_mask >> r1_loser) & 1 else 0
-    c[ix(off[Y.S_ROUND1_LOSER])] += u
-    c[ix(off[Y.S_ROUND1_LOSER] + 1)] += u * u
-    u = ul if (lose_mask >> r1_loser) & 1 else 0
-    c[ix(off[Y.S_ROUND1_LOSER] + 2)] += u
-    c[ix(off[Y.S_ROUND1_LOSER] + 3)] += u * u
 
 
 @njit(inline="always", **JIT)
@@ -316,15 +293,13 @@ def _bin(x, nbins):
 
 
 @njit(inline="always", **JIT)
-def tally_game(c, off, n, tokens, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing):
-    """Counters of one finished game (docs/engine.md "Results of a game")."""
+def tally_game(c, off, n, tokens, place, tokc, taken, rounds_c, rounds_d, gswing):
+    """Counters of one finished game (docs/engine.md "Results of a game"), but for its
+    winners and losers (:func:`tally_shares`)."""
     for s in range(n):
-        if (win_mask >> s) & 1:
-            c[ix(off[Y.S_WIN] + s * Y.SHARERS + nwin)] += 1
-        if (lose_mask >> s) & 1:
-            c[ix(off[Y.S_LOSE] + s * Y.SHARERS + nlose)] += 1
         c[ix(off[Y.S_PLACE] + s * n + place[s])] += 1
         c[ix(off[Y.S_TOKENS_END_CHARGE] + s * (tokens + 1) + tokc[s])] += 1
+        c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
     rt = rounds_c + rounds_d
     c[ix(off[Y.S_SUM_ROUNDS_CHARGE])] += rounds_c
     c[ix(off[Y.S_SUM_ROUNDS_DECHARGE])] += rounds_d
@@ -340,9 +315,54 @@ def tally_game(c, off, n, tokens, win_mask, lose_mask, nwin, nlose, place, tokc,
     c[ix(off[Y.S_SWING_GAME] + _bin(gswing, Y.GAME_SWING_BINS))] += 1
 
 
+@njit(inline="always", **JIT)
+def tally_shares(hist, n, win_mask, lose_mask, r1_loser):
+    """The game's winners and losers, with the round-1 loser, into the block's histogram."""
+    hist[ix(win_mask * n + r1_loser)] += 1
+    hist[ix((n << n) + lose_mask * n + r1_loser)] += 1
+
+
+@njit(inline="always", **JIT)
+def flush_shares(c, off, n, hist, base, s_count, s_pairs, r1):
+    """Spread the games counted by (mask, round-1 loser) from ``hist[base:]`` over the
+    counters of one side (wins or losses): by seat and sharers, the per-game products of
+    the seats' shares (units of 1/SHARE_UNIT), the round-1 loser's share and its square."""
+    for mask in range(1 << n):
+        k = R.sharers(n, mask)
+        u = Y.SHARE_UNIT // max(k, 1)
+        for r in range(n):
+            g = hist[ix(base + mask * n + r)]
+            if g == 0:
+                continue
+            hist[ix(base + mask * n + r)] = 0
+            for s in range(n):
+                if (mask >> s) & 1:
+                    c[ix(off[s_count] + s * Y.SHARERS + k)] += g
+                    for t in range(n):
+                        if (mask >> t) & 1:
+                            c[ix(off[s_pairs] + s * n + t)] += g * u * u
+            if (mask >> r) & 1:
+                c[ix(off[Y.S_ROUND1_LOSER] + r1)] += g * u
+                c[ix(off[Y.S_ROUND1_LOSER] + r1 + 1)] += g * u * u
+
+
+@njit(inline="always", **JIT)
+def flush_block(c, off, n, hist):
+    """Spread a block's histogram over its counters (see :func:`hist_size`); reset it."""
+    flush_shares(c, off, n, hist, 0, Y.S_WIN, Y.S_WIN_PAIRS, 0)
+    flush_shares(c, off, n, hist, n << n, Y.S_LOSE, Y.S_LOSE_PAIRS, 2)
+    for phase in range(2):
+        base = off[Y.S_POSITION] + phase * n * 3
+        for k in range(n):
+            rounds = hist[ix(2 * (n << n) + phase * n + k)]
+            for j in range(k + 1):  # with k + 1 in play, places 0..k played
+                c[ix(base + j * 3)] += rounds
+            hist[ix(2 * (n << n) + phase * n + k)] = 0
+
+
 # ------------------------------------------------------------- steps 9-11: a game
 @njit(inline="always", **JIT)
-def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, played, record, st):
+def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record, st):
     """Rounds until the end (docs/engine.md steps 1-11), adding each round's counters.
 
     Returns ``(runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st)``: rounds in
@@ -372,7 +392,7 @@ def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, played, recor
         winner = order[jw]
         gswing += swing
         tally_round(c, off, hands, jw, jl, count, swing, rescue)
-        tally_position(c, off, n, phase, m, jl, jw, played)
+        tally_position(c, off, n, phase, m, jl, jw, hist)
         taken[loser] += swing
         if r1_loser < 0:
             r1_loser = loser
@@ -393,7 +413,7 @@ def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, played, recor
 
 
 @njit(inline="always", **JIT)
-def finish_game(c, off, n, prm, ws, nout, rounds_c, rounds_d, gswing, r1_loser):
+def finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser):
     """The results of a finished game (docs/engine.md "Results of a game") into the
     counters; returns ``(win_mask, lose_mask)``."""
     tok, out, place, tokc, taken = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_TAKEN]
@@ -401,10 +421,8 @@ def finish_game(c, off, n, prm, ws, nout, rounds_c, rounds_d, gswing, r1_loser):
         if out[s] == 0:
             place[s] = nout  # those still in come after all who went out
     win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
-    nwin, nlose = R.sharers(n, win_mask), R.sharers(n, lose_mask)
-    tally_game(c, off, n, prm[R.P_TOKENS], win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d,
-               gswing)
-    tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken)
+    tally_game(c, off, n, prm[R.P_TOKENS], place, tokc, taken, rounds_c, rounds_d, gswing)
+    tally_shares(hist, n, win_mask, lose_mask, r1_loser)
     return win_mask, lose_mask
 
 
@@ -428,7 +446,7 @@ def record_game(rec, i, n, ws, finished, win_mask, lose_mask, rounds_c, rounds_d
 # into it, and each array handed to one would otherwise cost an atomic increment and
 # decrement per call (measured: 40% of the engine's time). Nothing here allocates.
 @njit(_nrt=False, **JIT)
-def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, c, off, rec):
+def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, c, off, rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
     vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
     ``i`` of ``rec``. ``sp[s * N_PK + K_*]``: seat s's policy.
@@ -437,10 +455,9 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
     compiler can keep them in registers across stores into ``c`` (an array would have to
     be read again after every store, which it might alias).
     """
-    played = ws[W_PLAYED_CHARGE:W_PLAYED_DECHARGE + 1]
     for i in range(lo, hi):
         runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st = play_game(
-            n, prm, rank, value, sp, lead, foll, ws, wb, c, off, played, record,
+            n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record,
             stream_start(seedmix, first_game + i))
         c[ix(off[Y.S_GAMES])] += 1
         c[ix(off[Y.S_DRAWS])] += st[4]
@@ -448,10 +465,10 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
         if runaway:
             c[ix(off[Y.S_RUNAWAYS])] += 1
         else:
-            win_mask, lose_mask = finish_game(c, off, n, prm, ws, nout, rounds_c, rounds_d, gswing, r1_loser)
+            win_mask, lose_mask = finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser)
         if record:
             record_game(rec, i, n, ws, not runaway, win_mask, lose_mask, rounds_c, rounds_d, gswing, st[4], hev)
-    flush_positions(c, off, n, played)
+    flush_block(c, off, n, hist)
 
 
 @njit(**PARALLEL_JIT)
@@ -467,11 +484,12 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead,
     for b in prange(cnt.shape[0]):
         ws = np.zeros((N_W, n), dtype=np.int64)
         wb = np.zeros((N_B, n), dtype=np.uint8)
+        hist = np.zeros(hist_size(n), dtype=np.int64)
         lo = b * block
         hi = min(games, lo + block)
         if n == 2:  # two players, the most played: n a constant, its loops unrolled
-            play_games(seedmix, first_game, lo, hi, record, 2, prm, rank, value, sp, lead, foll, ws, wb, cnt[b], off,
-                       rec)
+            play_games(seedmix, first_game, lo, hi, record, 2, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b],
+                       off, rec)
         else:
-            play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, cnt[b], off,
-                       rec)
+            play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b],
+                       off, rec)
