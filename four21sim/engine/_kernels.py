@@ -105,29 +105,30 @@ def random_keep(h, may_stop, st):
     return _HAND_KEEPS[h, 1 + x], st
 
 
-@njit(inline="always", **JIT)
-def decide(kind, table, row, slot, h, may_stop, st):
-    """The keep chosen for hand h: entry ``row + slot*56 + h`` of a table policy's
-    ``table`` (the turn's row, the (throws left) or (count, made) slot), or a random keep."""
-    if kind == KIND_RANDOM:
-        return random_keep(h, may_stop, st)
-    return table[ix(row + slot * _NH + h)], st
-
-
 # ------------------------------------------------------------- steps 2-3: a turn
 @njit(inline="always", **JIT)
 def turn(kind, table, row, leading, limit, may_stop, st):
     """One player's turn: throw three dice, then keep and re-throw while allowed and wanted.
 
     The leader plays up to the phase's limit and may stop; a follower plays up to the
-    round's count and may stop only under ``at_most``. ``table`` and ``row`` hold the
-    player's decisions this turn (:func:`decide`). Returns ``(hand, throws, st)``.
+    round's count and may stop only under ``at_most``. A table policy keeps entry ``row +
+    slot*56 + hand`` of ``table`` (``row``: the turn's context and target; ``slot``: the
+    throws left, or the (count, made) pair); the random policy draws its keep (the branch
+    on the kind taken once a turn). Returns ``(hand, throws, st)``.
     """
     h, st = throw3_st(st)
     made = 1
+    if kind == KIND_RANDOM:
+        while made < limit:
+            k, st = random_keep(h, may_stop, st)
+            if k == _FULL + h:
+                break
+            h, st = rethrow_st(k, st)
+            made += 1
+        return h, made, st
     while made < limit:
         slot = limit - made - 1 if leading else limit + made - 3
-        k, st = decide(kind, table, row, slot, h, may_stop, st)
+        k = table[ix(row + slot * _NH + h)]
         if k == _FULL + h:
             break
         h, st = rethrow_st(k, st)
