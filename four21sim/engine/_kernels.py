@@ -19,9 +19,17 @@ from ..policies.contexts import CTX_ROUND, CTX_TOKENS, round_state_index
 from ..rules import dice
 from ..rules import kernel as R
 from . import layout as Y
-from ._stream import (  # noqa: F401  (re-exported: the stream's steps, for tests)
-    draw_small_st, fill_dice, game_key, kernel_table, load_st, mix64, rethrow, rethrow_st, signed_tables, start_game,
-    store_st, stream_start, throw3, throw3_st)
+from ._stream import (
+    draw_small_st,
+    kernel_table,
+    load_st,
+    mix64,
+    rethrow_st,
+    signed_tables,
+    store_st,
+    stream_start,
+    throw3_st,
+)
 
 # Bump when a change alters the games played from a seed (stream, draw order, rules):
 # result directories made under another contract are then refused, never mixed.
@@ -34,7 +42,8 @@ _N_HAND_KEEPS = kernel_table(dice.N_HAND_KEEPS)
 _FULL = dice.FULL_KEEP
 _NH = dice.N_HANDS
 
-# pk[p]: what the kernel knows of policy p (filled by simulation.pack_policies)
+# pk[p, K_*]: what the kernel knows of policy p (filled by simulation.pack_policies); the
+# game loop reads it by seat, sp[s * N_PK + K_*] (the row of seat s's policy)
 K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
 N_PK = 4
 KIND_TABLE, KIND_RANDOM = 0, 1
