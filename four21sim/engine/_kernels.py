@@ -487,6 +487,18 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
     flush_block(c, off, n, hist)
 
 
+@njit(inline="always", **JIT)
+def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+    """Block b of :func:`run_blocks`: its scratch arrays, then its games."""
+    ws = np.zeros((N_W, n), dtype=np.int64)
+    wb = np.zeros((N_B, n), dtype=np.uint8)
+    hist = np.zeros(hist_size(n), dtype=np.int64)
+    lo = b * block
+    hi = min(games, lo + block)
+    play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b], off,
+               rec)
+
+
 @njit(**PARALLEL_JIT)
 def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
     """Play ``games`` games from ``first_game`` in blocks of ``block`` games, one block per
@@ -498,14 +510,12 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead,
     true, row ``i`` of ``rec`` receives game ``first_game + i``.
     """
     for b in prange(cnt.shape[0]):
-        ws = np.zeros((N_W, n), dtype=np.int64)
-        wb = np.zeros((N_B, n), dtype=np.uint8)
-        hist = np.zeros(hist_size(n), dtype=np.int64)
-        lo = b * block
-        hi = min(games, lo + block)
-        if n == 2:  # two players, the most played: n a constant, its loops unrolled
-            play_games(seedmix, first_game, lo, hi, record, 2, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b],
-                       off, rec)
-        else:
-            play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b],
-                       off, rec)
+        play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record)
+
+
+@njit(**PARALLEL_JIT)
+def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+    """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant, its
+    loops unrolled (some 8% faster), and only when a 2-player game is played."""
+    for b in prange(cnt.shape[0]):
+        play_block(seedmix, first_game, block, games, b, 2, prm, rank, value, sp, lead, foll, cnt, off, rec, record)

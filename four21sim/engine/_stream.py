@@ -77,13 +77,13 @@ def game_key(seedmix, g):
 # every draw loaded and stored them again (a store into the counters might have changed
 # them, for all the compiler knows). The ``rs, ri`` array forms below wrap the same
 # functions for callers that share the state by reference (tests, a game at the terminal).
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def stream_start(seedmix, g):
     """The state at the start of game g: no word taken yet, no draw made."""
     return game_key(seedmix, g), _U(0), _U(0), BIT_BUDGET, 0
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def draw_st(st, r, bits):
     """Uniform integer in [0, r), r <= 216, ``bits = (r - 1).bit_length()``: ``(x, st)``."""
     key, k, u, used, draws = st
@@ -96,14 +96,14 @@ def draw_st(st, r, bits):
     return np.int64(hi), (key, k, u * ru, used + bits, draws + 1)
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def throw3_st(st):
     """Throw three dice: ``(hand, st)``."""
     o, st = draw_st(st, 216, 8)
     return _OUTCOME_HAND[o], st
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def rethrow_st(keep, st):
     """Keep the dice of ``keep``, throw the others: ``(new hand, st)``."""
     # One draw of 6**n, n the dice thrown, its range and bits read from tables: how many
@@ -114,7 +114,7 @@ def rethrow_st(keep, st):
     return _KEEP_RESULT[keep, x], st
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def draw_small_st(st, r):
     """draw(r) for 2 <= r <= 8 (the random policy): ``(x, st)``."""
     bits = 1 if r <= 2 else (2 if r <= 4 else 3)

@@ -222,6 +222,7 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
     rec = np.zeros((games if plan.records else 0, Y.REC_WIDTH), dtype=np.int64)
     total = np.zeros(off[-1], dtype=np.int64)
     stats = None
+    kernel = K.run_blocks_2p if plan.players == 2 else K.run_blocks
     old_threads = numba.get_num_threads()
     old_chunk = numba.set_parallel_chunksize(1)
     t0 = time.perf_counter()
@@ -233,8 +234,8 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
             n_now = min(per_batch, games - done)
             blocks = cnt[:math.ceil(n_now / block)]
             blocks[:] = 0
-            K.run_blocks(seedmix, plan.first_game + done, block, n_now, *plan.kernel_args, blocks,
-                         tuple(off.tolist()), rec[done:done + n_now] if plan.records else rec, plan.records)
+            kernel(seedmix, plan.first_game + done, block, n_now, *plan.kernel_args, blocks, tuple(off.tolist()),
+                   rec[done:done + n_now] if plan.records else rec, plan.records)
             total += blocks.sum(axis=0)
             b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
             stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
