@@ -62,6 +62,13 @@ B_ORDER, B_HAND, B_THROWS, B_TIED = range(4)
 N_B = 4
 
 
+# The big steps of a game: compiled once each and inlined by LLVM (forceinline); numba's
+# own inlining (inline="always") copies a step's whole IR at each call site, nested steps
+# again at every level (compile time). No reference counting (_nrt=False): they take
+# arrays, and allocate nothing.
+STEP = dict(JIT, _nrt=False, forceinline=True)
+
+
 @njit(**JIT)
 def _compiled_tables():
     return (_CATEGORY.copy(), _HAND_KEEPS.copy(), _N_HAND_KEEPS.copy(), np.array([_FULL]), np.array([_NH]),)
@@ -115,7 +122,7 @@ def random_keep(h, may_stop, st):
 
 
 # ------------------------------------------------------------- steps 2-3: a turn
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def turn(kind, table, row, leading, limit, may_stop, st):
     """One player's turn: throw three dice, then keep and re-throw while allowed and wanted.
 
@@ -145,7 +152,7 @@ def turn(kind, table, row, leading, limit, may_stop, st):
     return h, made, st
 
 
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def leader_turn(sp, lead, limit, pot, tok, order, m, hands, throws, tokens, ftw, st):
     """Step 2: the leader (``order[0]``) plays up to ``limit`` throws; ``(hand, count, st)``."""
     b = order[0] * N_PK
@@ -153,7 +160,7 @@ def leader_turn(sp, lead, limit, pot, tok, order, m, hands, throws, tokens, ftw,
     return turn(sp[b + K_KIND], lead, sp[b + K_LEAD_OFF] + ctx * (LEAD_SLOTS * _NH), True, limit, True, st)
 
 
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def follower_turns(sp, foll, rank, count, may_stop, pot, tok, order, m, hands, throws, tokens, ftw, st):
     """Step 3: the followers play to the count in turn, each seeing the worst hand so far
     (its target; a CTX_ROUND policy sees the leader's hand, the rest in its context)."""
@@ -173,7 +180,7 @@ def follower_turns(sp, foll, rank, count, may_stop, pot, tok, order, m, hands, t
 
 
 # ------------------------------------------------------------- steps 5-6: judging
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def roll_off(tied, nt, worst, rank, roll, st):
     """Players ``tied[:nt]`` throw once each, in order; those with the worst (or best) rank
     stay tied; repeat. Returns ``(the one left, st)``."""
@@ -204,7 +211,7 @@ def judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri):
     return jl, jw
 
 
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st):
     """Steps 4-6: the round's loser, then its winner among the others (indices into the
     round): ``(jl, jw, st)``."""
@@ -246,7 +253,7 @@ def judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st):
 
 
 # ------------------------------------------------------------- steps 1-8: a round
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def play_round(n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order, hands, throws, keys, tied, roll,
                st):
     """Steps 1-8 of a round: ``(phase, m, count, jl, jw, swing, pot, rescue, st)``, with
@@ -377,7 +384,7 @@ def flush_block(c, off, n, hist):
 
 
 # ------------------------------------------------------------- steps 9-11: a game
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record, st):
     """Rounds until the end (docs/engine.md steps 1-11), adding each round's counters.
 
@@ -428,7 +435,7 @@ def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record,
     return True, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st
 
 
-@njit(inline="always", **JIT)
+@njit(**STEP)
 def finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser):
     """The results of a finished game (docs/engine.md "Results of a game") into the
     counters; returns ``(win_mask, lose_mask)``."""
