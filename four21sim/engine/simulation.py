@@ -111,7 +111,7 @@ def pack_policies(policies: Sequence[Policy]):
         lo += lead.size
         fo += foll.size
     # unsigned bytes: a keep or policy read from them indexes without numba's negative-index
-    # check (see _numba.ix)
+    # check (see four21sim._util.jit.ix)
     return (pk, np.concatenate(leads).astype(np.uint8), np.concatenate(folls).astype(np.uint8),
             np.asarray(seat_pol, dtype=np.uint8))
 
@@ -207,9 +207,10 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
                  Y.offsets(players, variant.tokens))
 
 
-# Blocks per call of the kernel: the counters are summed over each batch in Python, which
-# cost some 5% of the time at 8 blocks a batch; the kernel hands blocks to threads one by
-# one (chunk size 1), so a thread slowed by a busy machine does not hold the others up.
+# Blocks per call of the kernel (at least; 4 per thread on a big machine): the counters are
+# summed over each batch in Python, which cost some 5% of the time at 8 blocks a batch; the
+# kernel hands blocks to threads one by one (chunk size 1), so a thread slowed by a busy
+# machine does not hold the others up.
 BATCH_BLOCKS = 64
 
 
@@ -217,7 +218,8 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
     """Play the games in batches of blocks: ``(counter totals, records, seconds)``."""
     off, block, games = plan.off, plan.block, plan.games
     seedmix = np.uint64(K.mix64(np.uint64(plan.seed)))
-    per_batch = games if plan.records else BATCH_BLOCKS * block
+    nthreads = plan.threads or numba.get_num_threads()
+    per_batch = games if plan.records else max(BATCH_BLOCKS, 4 * nthreads) * block
     cnt = np.zeros((math.ceil(min(per_batch, games) / block), off[-1]), dtype=np.int64)
     rec = np.zeros((games if plan.records else 0, Y.REC_WIDTH), dtype=np.int64)
     total = np.zeros(off[-1], dtype=np.int64)
