@@ -15,7 +15,8 @@ a seed picked at random, i.e. the chance that the seed written here is an unluck
 4. mean game length against the exact 2-player Markov chain;
 5. reproducibility across threads, blocks and split runs;
 6. bad input: ValueError naming the argument and the value, before any work;
-7. compiled policies against exact single-turn odds, and the leader's count in play.
+7. compiled policies against exact single-turn odds, and the leader's count in play;
+8. the floor of the speed benchmark (experiments/floor.py) plays the engine's games.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import markov
 import numba
@@ -455,6 +458,21 @@ def test_split_run_sums_to_the_whole(repro_base):
         np.testing.assert_array_equal(joined, repro_base.records.to_numpy(), err_msg=f"split at {n1}")
 
 
+def test_two_players_same_counters_with_any_threads_blocks_and_split():
+    # two players run a kernel of their own (n a constant): the same independence from threads,
+    # blocks and splits
+    def run(**kw):
+        return simulate(**dict(dict(variant="classic", players=2, policies=["random", "greedy"], games=20_000,
+                                    seed=5, block=8192), **kw))
+    base = run(threads=1, records=True)
+    nthreads = min(2, numba.config.NUMBA_NUM_THREADS)
+    _assert_same_counters(base, run(threads=nthreads, records=True), "2p: threads")
+    _assert_same_counters(base, run(block=777), "2p: block=777", same_blocks=False)
+    a, b = run(games=12_345, block=1000), run(first_game=12_345, games=20_000 - 12_345)
+    for k in set(base.counters) - set(BLOCK_STATS):
+        np.testing.assert_array_equal(a.counters[k] + b.counters[k], base.counters[k], err_msg=f"2p split: {k!r}")
+
+
 def test_different_seeds_give_different_games(repro_base):
     other = _run(seed=31338, records=True)
     assert any(not np.array_equal(repro_base.counters[k], other.counters[k]) for k in other.counters)
@@ -689,3 +707,21 @@ def test_table_aware_leader_count_in_play(preset):
     m, lo, hi = _leader_count_interval(res, 0)
     assert lo <= float(p1) <= hi, \
         f"{preset}: P(count=1) = {m:.5f} [{lo:.5f}, {hi:.5f}], P(first throw >= threshold) = {float(p1):.5f}"
+
+
+# ============================================================ 8. the floor of the speed benchmark
+def test_the_floor_plays_the_engines_games():
+    # experiments/bench.py reports the engine's speed against a minimal kernel of the same game
+    # (experiments/floor.py); that ratio means something only if it is the same game: drawing
+    # from the engine's stream, the floor must give every game the engine's winner.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    try:
+        import floor
+    finally:
+        sys.path.pop(0)
+    games, seed = 3000, 2024
+    rec = simulate("super421", 2, "greedy", games=games, seed=seed, records=True).records
+    seedmix = floor.mix64(np.uint64(seed))
+    won = [floor.floor_block_engine_stream(seedmix, g, 1) for g in range(games)]
+    np.testing.assert_array_equal(np.array(won), (rec.win_mask.to_numpy() == 1).astype(int))
+    assert 0.4 < np.mean(won) < 0.7  # both seats win games: the comparison is not vacuous

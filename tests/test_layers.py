@@ -146,3 +146,22 @@ def test_no_private_name_crosses_a_subpackage(edge):
     assert not any(_private(p) for p in parts), f"{edge.module} imports the private module {edge.target}"
     assert not any(_private(n) for n in edge.names), f"{edge.module} imports private names {edge.names} " \
                                                      f"from {edge.target}"
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def _long_functions() -> list[str]:
+    out = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    out.append(f"{path.relative_to(ROOT.parent)}:{node.lineno} {node.name} ({lines} lines)")
+    return out
+
+
+def test_no_function_is_longer_than_a_reader_can_hold():
+    # numba kernels included: a long kernel is written as named steps (docs/engine.md numbers them)
+    assert _long_functions() == []

@@ -19,7 +19,17 @@ from ..policies.contexts import CTX_ROUND, CTX_TOKENS, round_state_index
 from ..rules import dice
 from ..rules import kernel as R
 from . import layout as Y
-from ._stream import draw_small, fill_dice, game_key, kernel_table, mix64, rethrow, signed_tables, start_game, throw3  # noqa: F401
+from ._stream import (
+    draw_small_st,
+    kernel_table,
+    load_st,
+    mix64,
+    rethrow_st,
+    signed_tables,
+    store_st,
+    stream_start,
+    throw3_st,
+)
 
 # Bump when a change alters the games played from a seed (stream, draw order, rules):
 # result directories made under another contract are then refused, never mixed.
@@ -32,7 +42,8 @@ _N_HAND_KEEPS = kernel_table(dice.N_HAND_KEEPS)
 _FULL = dice.FULL_KEEP
 _NH = dice.N_HANDS
 
-# pk[p]: what the kernel knows of policy p (filled by simulation.pack_policies)
+# pk[p, K_*]: what the kernel knows of policy p (filled by simulation.pack_policies); the
+# game loop reads it by seat, sp[s * N_PK + K_*] (the row of seat s's policy)
 K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
 N_PK = 4
 KIND_TABLE, KIND_RANDOM = 0, 1
@@ -45,10 +56,17 @@ FOLL_SLOTS = len(FOLL_PAIRS)
 # Rows of a block's scratch arrays: per-seat state of a game, per-player state of a round.
 # Seats, hands and throws sit in unsigned bytes (wb): read back from there they are known
 # to be non-negative and index other arrays without numba's negative-index check.
-W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN, W_PLAYED_CHARGE, W_PLAYED_DECHARGE = range(9)
-N_W = 9
+W_TOK, W_OUT, W_PLACE, W_TOKC, W_KEY, W_ROLL, W_TAKEN = range(7)
+N_W = 7
 B_ORDER, B_HAND, B_THROWS, B_TIED = range(4)
 N_B = 4
+
+
+# The big steps of a game: compiled once each and inlined by LLVM (forceinline); numba's
+# own inlining (inline="always") copies a step's whole IR at each call site, nested steps
+# again at every level (compile time). No reference counting (_nrt=False): they take
+# arrays, and allocate nothing.
+STEP = dict(JIT, _nrt=False, forceinline=True)
 
 
 @njit(**JIT)
@@ -65,14 +83,20 @@ def compiled_tables() -> dict:
 # ------------------------------------------------------------- decisions (engine.md "Decisions")
 @njit(inline="always", **JIT)
 def context(pk, p, pot, tok, order, m, j, hands, throws, tokens, ftw):
-    """The decision context of policy p for the j-th player of the round (0: the leader).
+    """The decision context of policy p (row ``p`` of ``pk``) for the j-th player of the
+    round (0: the leader): :func:`context_of` its mode."""
+    return context_of(pk[p, K_CTX], pot, tok, order, m, j, hands, throws, tokens, ftw)
+
+
+@njit(inline="always", **JIT)
+def context_of(mode, pot, tok, order, m, j, hands, throws, tokens, ftw):
+    """The row of a decision in context mode ``mode`` for the j-th player of the round.
 
     CTX_ROUND (docs/engine.md): rows 0..tokens for two players in play (the leader's
     tokens), then per 3-player state a block of ``1 + 56*F`` rows (F = 3 with
     fewer_throws_wins, else 1): the leader and the first follower read its first row,
     the second follower the row of the first follower's hand (and throws).
     """
-    mode = pk[p, K_CTX]
     if mode == CTX_TOKENS:
         return pot * (tokens + 1) + tok[order[j]]
     if mode == CTX_ROUND:
@@ -87,53 +111,85 @@ def context(pk, p, pot, tok, order, m, j, hands, throws, tokens, ftw):
 
 
 @njit(inline="always", **JIT)
-def random_keep(h, may_stop, rs, ri):
+def random_keep(h, may_stop, st):
     """The random policy: a uniform draw among the keeps of HAND_KEEPS[h] (stop, the first,
-    left out when not allowed)."""
+    left out when not allowed). Returns ``(keep, st)``."""
     if may_stop:
-        return _HAND_KEEPS[h, draw_small(rs, ri, _N_HAND_KEEPS[h])]
-    return _HAND_KEEPS[h, 1 + draw_small(rs, ri, _N_HAND_KEEPS[h] - 1)]
-
-
-@njit(inline="always", **JIT)
-def decide(pk, lead, foll, p, leading, ctx, target, limit, made, h, may_stop, rs, ri):
-    """The keep policy p chooses for hand h after ``made`` of ``limit`` throws."""
-    if pk[p, K_KIND] == KIND_RANDOM:
-        return random_keep(h, may_stop, rs, ri)
-    if leading:
-        return lead[ix(pk[p, K_LEAD_OFF] + (ctx * LEAD_SLOTS + (limit - made - 1)) * _NH + h)]
-    return foll[ix(pk[p, K_FOLL_OFF] + ((ctx * _NH + target) * FOLL_SLOTS + (limit + made - 3)) * _NH + h)]
+        x, st = draw_small_st(st, _N_HAND_KEEPS[h])
+        return _HAND_KEEPS[h, x], st
+    x, st = draw_small_st(st, _N_HAND_KEEPS[h] - 1)
+    return _HAND_KEEPS[h, 1 + x], st
 
 
 # ------------------------------------------------------------- steps 2-3: a turn
-@njit(inline="always", **JIT)
-def turn(pk, lead, foll, p, leading, ctx, target, limit, may_stop, rs, ri):
+@njit(**STEP)
+def turn(kind, table, row, leading, limit, may_stop, st):
     """One player's turn: throw three dice, then keep and re-throw while allowed and wanted.
 
     The leader plays up to the phase's limit and may stop; a follower plays up to the
-    round's count and may stop only under ``at_most``. Returns ``(hand, throws)``.
+    round's count and may stop only under ``at_most``. A table policy keeps entry ``row +
+    slot*56 + hand`` of ``table`` (``row``: the turn's context and target; ``slot``: the
+    throws left, or the (count, made) pair); the random policy draws its keep (the branch
+    on the kind taken once a turn). Returns ``(hand, throws, st)``.
     """
-    h = throw3(rs, ri)
+    h, st = throw3_st(st)
     made = 1
+    if kind == KIND_RANDOM:
+        while made < limit:
+            k, st = random_keep(h, may_stop, st)
+            if k == _FULL + h:
+                break
+            h, st = rethrow_st(k, st)
+            made += 1
+        return h, made, st
     while made < limit:
-        k = decide(pk, lead, foll, p, leading, ctx, target, limit, made, h, may_stop, rs, ri)
+        slot = limit - made - 1 if leading else limit + made - 3
+        k = table[ix(row + slot * _NH + h)]
         if k == _FULL + h:
             break
-        h = rethrow(k, rs, ri)
+        h, st = rethrow_st(k, st)
         made += 1
-    return h, made
+    return h, made, st
+
+
+@njit(**STEP)
+def leader_turn(sp, lead, limit, pot, tok, order, m, hands, throws, tokens, ftw, st):
+    """Step 2: the leader (``order[0]``) plays up to ``limit`` throws; ``(hand, count, st)``."""
+    b = order[0] * N_PK
+    ctx = context_of(sp[b + K_CTX], pot, tok, order, m, 0, hands, throws, tokens, ftw)
+    return turn(sp[b + K_KIND], lead, sp[b + K_LEAD_OFF] + ctx * (LEAD_SLOTS * _NH), True, limit, True, st)
+
+
+@njit(**STEP)
+def follower_turns(sp, foll, rank, count, may_stop, pot, tok, order, m, hands, throws, tokens, ftw, st):
+    """Step 3: the followers play to the count in turn, each seeing the worst hand so far
+    (its target; a CTX_ROUND policy sees the leader's hand, the rest in its context)."""
+    worst = hands[0]
+    for j in range(1, m):
+        b = order[j] * N_PK
+        mode = sp[b + K_CTX]
+        target = hands[0] if mode == CTX_ROUND else worst
+        ctx = context_of(mode, pot, tok, order, m, j, hands, throws, tokens, ftw)
+        row = sp[b + K_FOLL_OFF] + (ctx * _NH + target) * (FOLL_SLOTS * _NH)
+        h, made, st = turn(sp[b + K_KIND], foll, row, False, count, may_stop, st)
+        hands[j] = h
+        throws[j] = made
+        if rank[h] > rank[worst]:
+            worst = h
+    return st
 
 
 # ------------------------------------------------------------- steps 5-6: judging
-@njit(inline="always", **JIT)
-def roll_off(tied, nt, worst, rank, roll, rs, ri):
+@njit(**STEP)
+def roll_off(tied, nt, worst, rank, roll, st):
     """Players ``tied[:nt]`` throw once each, in order; those with the worst (or best) rank
-    stay tied; repeat. Returns the one left."""
+    stay tied; repeat. Returns ``(the one left, st)``."""
     sign = 1 if worst else -1
     while nt > 1:
         best = -(1 << 30)
         for i in range(nt):
-            rk = sign * rank[throw3(rs, ri)]
+            h, st = throw3_st(st)
+            rk = sign * rank[h]
             roll[tied[i]] = rk
             if rk > best:
                 best = rk
@@ -143,12 +199,28 @@ def roll_off(tied, nt, worst, rank, roll, rs, ri):
                 tied[nn] = tied[i]
                 nn += 1
         nt = nn
-    return tied[0]
+    return tied[0], st
 
 
 @njit(inline="always", **JIT)
 def judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri):
-    """The round's loser, then its winner among the others (indices into the round)."""
+    """The round's loser, then its winner among the others (indices into the round), the
+    stream's state in arrays (:func:`judge_st`)."""
+    jl, jw, st = judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, load_st(rs, ri))
+    store_st(st, rs, ri)
+    return jl, jw
+
+
+@njit(**STEP)
+def judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st):
+    """Steps 4-6: the round's loser, then its winner among the others (indices into the
+    round): ``(jl, jw, st)``."""
+    if m == 2:  # two hands: one comparison (the loops below cost some 7% of a 2-player game)
+        k0 = R.order_key(hands[0], throws[0], rescue, rank, prm)
+        k1 = R.order_key(hands[1], throws[1], rescue, rank, prm)
+        if k0 != k1:
+            jl = np.int64(k1 > k0)  # arithmetic, not a branch: who loses is a coin toss to the predictor
+            return jl, 1 - jl, st
     # Two passes, extremes then who holds them: tracking the index in the first pass made
     # LLVM turn one of its selects into a branch (x86 cmov conversion), mispredicted in
     # about half the rounds (classic 2p ran ~8% slower).
@@ -172,15 +244,46 @@ def judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri):
             nlow += 1
             jw = j
     if ntop == 1 and nlow == 1 and top != low:
-        return jl, jw
+        return jl, jw, st
     nt = R.extreme_keys(keys, m, True, -1, tied)
-    jl = roll_off(tied, nt, True, rank, roll, rs, ri)
+    jl, st = roll_off(tied, nt, True, rank, roll, st)
     nt = R.extreme_keys(keys, m, False, jl, tied)
-    jw = roll_off(tied, nt, False, rank, roll, rs, ri)
-    return jl, jw
+    jw, st = roll_off(tied, nt, False, rank, roll, st)
+    return jl, jw, st
 
 
-# ------------------------------------------------------------- a game
+# ------------------------------------------------------------- steps 1-8: a round
+@njit(**STEP)
+def play_round(n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order, hands, throws, keys, tied, roll,
+               st):
+    """Steps 1-8 of a round: ``(phase, m, count, jl, jw, swing, pot, rescue, st)``, with
+    ``jl``, ``jw`` the loser and the winner as indices into ``order[:m]``."""
+    T = prm[R.P_TOKENS]
+    ftw = prm[R.P_FTW] == 1
+    phase = R.phase_of(pot)
+    m = R.playing_order(leader, out, n, order)
+    h, count, st = leader_turn(sp, lead, R.throw_limit(phase, prm), pot, tok, order, m, hands, throws, T, ftw, st)
+    hands[0] = h
+    throws[0] = count
+    st = follower_turns(sp, foll, rank, count, prm[R.P_EXACT] == 0, pot, tok, order, m, hands, throws, T, ftw, st)
+    rescue = R.is_rescue(hands, m, prm)
+    jl, jw, st = judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st)
+    pay = R.payout(hands, m, jw, jl, rescue, phase, value, prm)
+    swing, pot = R.settle(phase, pot, tok, order[jw], order[jl], pay)
+    return phase, m, count, jl, jw, swing, pot, rescue, st
+
+
+# ------------------------------------------------------------- counters (engine.md "What a game records")
+# Some counters are gathered per block in a small histogram ``hist`` and spread over the
+# counter vector once per block (:func:`flush_block`): the rounds played by the number in
+# play, and the games by (winners' mask, round-1 loser) and by (losers' mask, round-1
+# loser). One increment then stands for a loop over the places or over pairs of seats.
+@njit(inline="always", **JIT)
+def hist_size(n):
+    """Entries of a block's histogram for n players: two of ``n * 2**n`` masks, ``2 * n`` rounds."""
+    return 2 * (n << n) + 2 * n
+
+
 @njit(inline="always", **JIT)
 def tally_round(c, off, hands, jw, jl, count, swing, rescue):
     """Counters of one round."""
@@ -194,50 +297,17 @@ def tally_round(c, off, hands, jw, jl, count, swing, rescue):
 
 
 @njit(inline="always", **JIT)
-def tally_position(c, off, n, phase, m, jl, jw, played):
+def tally_position(c, off, n, phase, m, jl, jw, hist):
     """Who lost and who won the round, by place after the leader (0 = the leader).
 
-    The rounds each place played are counted by the number in play (``played[phase, m - 1]``)
-    and spread over the places once per block (:func:`flush_positions`): one increment
-    a round instead of m (measured: 10% of the engine's time in classic).
+    The rounds each place played are counted by the number in play and spread over the
+    places once per block (:func:`flush_block`): one increment a round instead of m
+    (measured: 10% of the engine's time in classic).
     """
     base = off[Y.S_POSITION] + phase * n * 3
-    played[ix(phase), ix(m - 1)] += 1
+    hist[ix(2 * (n << n) + phase * n + m - 1)] += 1
     c[ix(base + jl * 3 + 1)] += 1
     c[ix(base + jw * 3 + 2)] += 1
-
-
-@njit(inline="always", **JIT)
-def flush_positions(c, off, n, played):
-    """Add the rounds counted by ``tally_position`` to every place that played them; reset."""
-    for phase in range(2):
-        base = off[Y.S_POSITION] + phase * n * 3
-        for k in range(n):
-            rounds = played[phase, k]
-            for j in range(k + 1):  # with k + 1 in play, places 0..k played
-                c[ix(base + j * 3)] += rounds
-            played[phase, k] = 0
-
-
-@njit(inline="always", **JIT)
-def tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken):
-    """Counters of one finished game for the paying seat: per-game products of shares,
-    the round-1 loser's outcome, the tokens each player took."""
-    uw = Y.SHARE_UNIT // max(nwin, 1)
-    ul = Y.SHARE_UNIT // max(nlose, 1)
-    for s in range(n):
-        c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
-        for t in range(n):
-            if (win_mask >> s) & 1 and (win_mask >> t) & 1:
-                c[ix(off[Y.S_WIN_PAIRS] + s * n + t)] += uw * uw
-            if (lose_mask >> s) & 1 and (lose_mask >> t) & 1:
-                c[ix(off[Y.S_LOSE_PAIRS] + s * n + t)] += ul * ul
-    u = uw if (win_mask >> r1_loser) & 1 else 0
-    c[ix(off[Y.S_ROUND1_LOSER])] += u
-    c[ix(off[Y.S_ROUND1_LOSER] + 1)] += u * u
-    u = ul if (lose_mask >> r1_loser) & 1 else 0
-    c[ix(off[Y.S_ROUND1_LOSER] + 2)] += u
-    c[ix(off[Y.S_ROUND1_LOSER] + 3)] += u * u
 
 
 @njit(inline="always", **JIT)
@@ -246,15 +316,13 @@ def _bin(x, nbins):
 
 
 @njit(inline="always", **JIT)
-def tally_game(c, off, n, tokens, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing):
-    """Counters of one finished game (docs/engine.md "Results of a game")."""
+def tally_game(c, off, n, tokens, place, tokc, taken, rounds_c, rounds_d, gswing):
+    """Counters of one finished game (docs/engine.md "Results of a game"), but for its
+    winners and losers (:func:`tally_shares`)."""
     for s in range(n):
-        if (win_mask >> s) & 1:
-            c[ix(off[Y.S_WIN] + s * Y.SHARERS + nwin)] += 1
-        if (lose_mask >> s) & 1:
-            c[ix(off[Y.S_LOSE] + s * Y.SHARERS + nlose)] += 1
         c[ix(off[Y.S_PLACE] + s * n + place[s])] += 1
         c[ix(off[Y.S_TOKENS_END_CHARGE] + s * (tokens + 1) + tokc[s])] += 1
+        c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
     rt = rounds_c + rounds_d
     c[ix(off[Y.S_SUM_ROUNDS_CHARGE])] += rounds_c
     c[ix(off[Y.S_SUM_ROUNDS_DECHARGE])] += rounds_d
@@ -270,127 +338,176 @@ def tally_game(c, off, n, tokens, win_mask, lose_mask, nwin, nlose, place, tokc,
     c[ix(off[Y.S_SWING_GAME] + _bin(gswing, Y.GAME_SWING_BINS))] += 1
 
 
+@njit(inline="always", **JIT)
+def tally_shares(hist, n, win_mask, lose_mask, r1_loser):
+    """The game's winners and losers, with the round-1 loser, into the block's histogram."""
+    hist[ix(win_mask * n + r1_loser)] += 1
+    hist[ix((n << n) + lose_mask * n + r1_loser)] += 1
+
+
+@njit(inline="always", **JIT)
+def flush_shares(c, off, n, hist, base, s_count, s_pairs, r1):
+    """Spread the games counted by (mask, round-1 loser) from ``hist[base:]`` over the
+    counters of one side (wins or losses): by seat and sharers, the per-game products of
+    the seats' shares (units of 1/SHARE_UNIT), the round-1 loser's share and its square."""
+    for mask in range(1 << n):
+        k = R.sharers(n, mask)
+        u = Y.SHARE_UNIT // max(k, 1)
+        for r in range(n):
+            g = hist[ix(base + mask * n + r)]
+            if g == 0:
+                continue
+            hist[ix(base + mask * n + r)] = 0
+            for s in range(n):
+                if (mask >> s) & 1:
+                    c[ix(off[s_count] + s * Y.SHARERS + k)] += g
+                    for t in range(n):
+                        if (mask >> t) & 1:
+                            c[ix(off[s_pairs] + s * n + t)] += g * u * u
+            if (mask >> r) & 1:
+                c[ix(off[Y.S_ROUND1_LOSER] + r1)] += g * u
+                c[ix(off[Y.S_ROUND1_LOSER] + r1 + 1)] += g * u * u
+
+
+@njit(inline="always", **JIT)
+def flush_block(c, off, n, hist):
+    """Spread a block's histogram over its counters (see :func:`hist_size`); reset it."""
+    flush_shares(c, off, n, hist, 0, Y.S_WIN, Y.S_WIN_PAIRS, 0)
+    flush_shares(c, off, n, hist, n << n, Y.S_LOSE, Y.S_LOSE_PAIRS, 2)
+    for phase in range(2):
+        base = off[Y.S_POSITION] + phase * n * 3
+        for k in range(n):
+            rounds = hist[ix(2 * (n << n) + phase * n + k)]
+            for j in range(k + 1):  # with k + 1 in play, places 0..k played
+                c[ix(base + j * 3)] += rounds
+            hist[ix(2 * (n << n) + phase * n + k)] = 0
+
+
+# ------------------------------------------------------------- steps 9-11: a game
+@njit(**STEP)
+def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record, st):
+    """Rounds until the end (docs/engine.md steps 1-11), adding each round's counters.
+
+    Returns ``(runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st)``: rounds in
+    the charge and in the décharge, tokens moved, the round-1 loser, the event hash.
+    """
+    tok, out, place, tokc, taken = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_TAKEN]
+    keys, roll = ws[W_KEY], ws[W_ROLL]
+    order, hands, throws, tied = wb[B_ORDER], wb[B_HAND], wb[B_THROWS], wb[B_TIED]
+    for s in range(n):
+        tok[s] = 0
+        out[s] = 0
+        place[s] = -1
+        tokc[s] = 0
+        taken[s] = 0
+    pot = prm[R.P_TOKENS]
+    leader = 0
+    nout = 0
+    rounds_c = 0
+    rounds_d = 0
+    gswing = 0
+    r1_loser = -1
+    hev = _U(0)
+    while rounds_c + rounds_d < prm[R.P_MAX_ROUNDS]:
+        phase, m, count, jl, jw, swing, pot, rescue, st = play_round(
+            n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order, hands, throws, keys, tied, roll, st)
+        loser = order[jl]
+        winner = order[jw]
+        gswing += swing
+        tally_round(c, off, hands, jw, jl, count, swing, rescue)
+        tally_position(c, off, n, phase, m, jl, jw, hist)
+        taken[loser] += swing
+        if r1_loser < 0:
+            r1_loser = loser
+        if record:
+            hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
+        if phase == R.CHARGE:
+            rounds_c += 1
+            if pot == 0:
+                for s in range(n):
+                    tokc[s] = tok[s]
+        else:
+            rounds_d += 1
+        nout = R.go_out(phase, pot, tok, out, place, nout, winner, n)
+        if R.game_over(n, nout, prm):
+            return False, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st
+        leader = R.next_leader(leader, loser, winner, out, n, prm)
+    return True, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st
+
+
+@njit(**STEP)
+def finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser):
+    """The results of a finished game (docs/engine.md "Results of a game") into the
+    counters; returns ``(win_mask, lose_mask)``."""
+    tok, out, place, tokc, taken = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_TAKEN]
+    for s in range(n):
+        if out[s] == 0:
+            place[s] = nout  # those still in come after all who went out
+    win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
+    tally_game(c, off, n, prm[R.P_TOKENS], place, tokc, taken, rounds_c, rounds_d, gswing)
+    tally_shares(hist, n, win_mask, lose_mask, r1_loser)
+    return win_mask, lose_mask
+
+
+@njit(inline="always", **JIT)
+def record_game(rec, i, n, ws, finished, win_mask, lose_mask, rounds_c, rounds_d, gswing, draws, hev):
+    """Row ``i`` of the per-game records (docs/engine.md "What a game records")."""
+    if finished:
+        rec[i, Y.R_WIN_MASK] = win_mask
+        rec[i, Y.R_LOSE_MASK] = lose_mask
+    rec[i, Y.R_ROUNDS_CHARGE] = rounds_c
+    rec[i, Y.R_ROUNDS_DECHARGE] = rounds_d
+    rec[i, Y.R_SWING] = gswing
+    rec[i, Y.R_DRAWS] = draws
+    rec[i, Y.R_EVENT_HASH] = np.int64(hev)
+    for s in range(n):
+        rec[i, Y.R_TOK + s] = ws[W_TOK, s]
+        rec[i, Y.R_CHARGE_TOK + s] = ws[W_TOKC, s]
+
+
 # _nrt=False: no reference counting in the game loop. The step functions are inlined
 # into it, and each array handed to one would otherwise cost an atomic increment and
 # decrement per call (measured: 40% of the engine's time). Nothing here allocates.
 @njit(_nrt=False, **JIT)
-def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
-               ws, wb, rs, ri, c, off, rec):
+def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, c, off, rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
     vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
-    ``i`` of ``rec``.
+    ``i`` of ``rec``. ``sp[s * N_PK + K_*]``: seat s's policy.
 
     ``prm`` (the variant) and ``off`` (the counter offsets) are tuples: passed by value, the
     compiler can keep them in registers across stores into ``c`` (an array would have to
     be read again after every store, which it might alias).
     """
-    tok, out, place, tokc, keys, roll = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_KEY], ws[W_ROLL]
-    order, hands, throws, tied = wb[B_ORDER], wb[B_HAND], wb[B_THROWS], wb[B_TIED]
-    taken = ws[W_TAKEN]
-    played = ws[W_PLAYED_CHARGE:W_PLAYED_DECHARGE + 1]
-    T = prm[R.P_TOKENS]
-    may_stop_follower = prm[R.P_EXACT] == 0
-    ftw = prm[R.P_FTW] == 1
-    max_rounds = prm[R.P_MAX_ROUNDS]
     for i in range(lo, hi):
-        start_game(rs, ri, seedmix, first_game + i)
-        for s in range(n):
-            tok[s] = 0
-            out[s] = 0
-            place[s] = -1
-            tokc[s] = 0
-            taken[s] = 0
-        r1_loser = -1
-        pot = T
-        leader = 0
-        nout = 0
-        rounds_c = 0
-        rounds_d = 0
-        gswing = 0
-        hev = _U(0)
-        runaway = False
-        while True:
-            if rounds_c + rounds_d >= max_rounds:
-                runaway = True
-                break
-            phase = R.phase_of(pot)
-            m = R.playing_order(leader, out, n, order)
-            # steps 2-3: the leader sets the count, the followers play to it in turn,
-            # each seeing the worst hand so far (its 'target')
-            p = seat_pol[leader]
-            ctx = context(pk, p, pot, tok, order, m, 0, hands, throws, T, ftw)
-            h, count = turn(pk, lead, foll, p, True, ctx, 0, R.throw_limit(phase, prm), True, rs, ri)
-            hands[0] = h
-            throws[0] = count
-            worst = h
-            for j in range(1, m):
-                s = order[j]
-                p = seat_pol[s]
-                # a CTX_ROUND policy sees the leader's hand as its target, the rest in its context
-                target = hands[0] if pk[p, K_CTX] == CTX_ROUND else worst
-                ctx = context(pk, p, pot, tok, order, m, j, hands, throws, T, ftw)
-                h, made = turn(pk, lead, foll, p, False, ctx, target, count, may_stop_follower, rs, ri)
-                hands[j] = h
-                throws[j] = made
-                if rank[h] > rank[worst]:
-                    worst = h
-            # steps 4-8: order, loser and winner, payout, tokens
-            rescue = R.is_rescue(hands, m, prm)
-            jl, jw = judge(hands, throws, m, rescue, rank, prm, keys, tied, roll, rs, ri)
-            loser = order[jl]
-            winner = order[jw]
-            pay = R.payout(hands, m, jw, jl, rescue, phase, value, prm)
-            swing, pot = R.settle(phase, pot, tok, winner, loser, pay)
-            gswing += swing
-            tally_round(c, off, hands, jw, jl, count, swing, rescue)
-            tally_position(c, off, n, phase, m, jl, jw, played)
-            taken[loser] += swing
-            if r1_loser < 0:
-                r1_loser = loser
-            if record:
-                hev = mix64(hev ^ _U(loser + 8 * winner + 64 * leader + 512 * count + 4096 * swing))
-            # steps 9-11: going out, the end, the next leader
-            if phase == R.CHARGE:
-                rounds_c += 1
-                if pot == 0:
-                    for s in range(n):
-                        tokc[s] = tok[s]
-            else:
-                rounds_d += 1
-            nout = R.go_out(phase, pot, tok, out, place, nout, winner, n)
-            if R.game_over(n, nout, prm):
-                break
-            leader = R.next_leader(leader, loser, winner, out, n, prm)
+        runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st = play_game(
+            n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record,
+            stream_start(seedmix, first_game + i))
         c[ix(off[Y.S_GAMES])] += 1
-        c[ix(off[Y.S_DRAWS])] += ri[1]
+        c[ix(off[Y.S_DRAWS])] += st[4]
+        win_mask = lose_mask = 0
         if runaway:
             c[ix(off[Y.S_RUNAWAYS])] += 1
         else:
-            for s in range(n):
-                if out[s] == 0:
-                    place[s] = nout  # those still in come after all who went out
-            win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
-            nwin, nlose = R.sharers(n, win_mask), R.sharers(n, lose_mask)
-            tally_game(c, off, n, T, win_mask, lose_mask, nwin, nlose, place, tokc, rounds_c, rounds_d, gswing)
-            tally_fairness(c, off, n, win_mask, lose_mask, nwin, nlose, r1_loser, taken)
-            if record:
-                rec[i, Y.R_WIN_MASK] = win_mask
-                rec[i, Y.R_LOSE_MASK] = lose_mask
+            win_mask, lose_mask = finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser)
         if record:
-            rec[i, Y.R_ROUNDS_CHARGE] = rounds_c
-            rec[i, Y.R_ROUNDS_DECHARGE] = rounds_d
-            rec[i, Y.R_SWING] = gswing
-            rec[i, Y.R_DRAWS] = ri[1]
-            rec[i, Y.R_EVENT_HASH] = np.int64(hev)
-            for s in range(n):
-                rec[i, Y.R_TOK + s] = tok[s]
-                rec[i, Y.R_CHARGE_TOK + s] = tokc[s]
-    flush_positions(c, off, n, played)
+            record_game(rec, i, n, ws, not runaway, win_mask, lose_mask, rounds_c, rounds_d, gswing, st[4], hev)
+    flush_block(c, off, n, hist)
+
+
+@njit(inline="always", **JIT)
+def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+    """Block b of :func:`run_blocks`: its scratch arrays, then its games."""
+    ws = np.zeros((N_W, n), dtype=np.int64)
+    wb = np.zeros((N_B, n), dtype=np.uint8)
+    hist = np.zeros(hist_size(n), dtype=np.int64)
+    lo = b * block
+    hi = min(games, lo + block)
+    play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b], off,
+               rec)
 
 
 @njit(**PARALLEL_JIT)
-def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead, foll, seat_pol,
-               cnt, off, rec, record):
+def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
     """Play ``games`` games from ``first_game`` in blocks of ``block`` games, one block per
     row of ``cnt`` (a call per block: passing the arrays per game would cost more than
     the game).
@@ -400,11 +517,12 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, pk, lead,
     true, row ``i`` of ``rec`` receives game ``first_game + i``.
     """
     for b in prange(cnt.shape[0]):
-        ws = np.zeros((N_W, n), dtype=np.int64)
-        wb = np.zeros((N_B, n), dtype=np.uint8)
-        rs = np.zeros(3, dtype=np.uint64)
-        ri = np.zeros(2, dtype=np.int64)
-        lo = b * block
-        hi = min(games, lo + block)
-        play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, pk, lead, foll, seat_pol,
-                   ws, wb, rs, ri, cnt[b], off, rec)
+        play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record)
+
+
+@njit(**PARALLEL_JIT)
+def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+    """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant, its
+    loops unrolled (some 8% faster), and only when a 2-player game is played."""
+    for b in prange(cnt.shape[0]):
+        play_block(seedmix, first_game, block, games, b, 2, prm, rank, value, sp, lead, foll, cnt, off, rec, record)

@@ -111,7 +111,7 @@ def pack_policies(policies: Sequence[Policy]):
         lo += lead.size
         fo += foll.size
     # unsigned bytes: a keep or policy read from them indexes without numba's negative-index
-    # check (see _numba.ix)
+    # check (see four21sim._util.jit.ix)
     return (pk, np.concatenate(leads).astype(np.uint8), np.concatenate(folls).astype(np.uint8),
             np.asarray(seat_pol, dtype=np.uint8))
 
@@ -148,7 +148,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     max_rounds : int
         A game still running after this many rounds is a runaway.
     progress : callable, optional
-        Called with the number of games finished after each batch.
+        Called with the number of games finished after each batch of blocks.
     check_runaway : bool
         Raise RuntimeError if any game ran away (default True).
 
@@ -156,7 +156,38 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     -------
     SimulationResult
     """
-    variant = as_variant(variant)
+    plan = _plan(as_variant(variant), players, policies, games, seed, records, first_game, threads, block, max_rounds)
+    totals, rec, elapsed = _run(plan, progress)
+    result = SimulationResult(plan.variant, plan.players, [p.name for p in plan.policies], plan.games, plan.seed,
+                              plan.first_game, totals,
+                              pd.DataFrame(rec, columns=RECORD_COLUMNS) if records else None, elapsed)
+    if check_runaway and result.runaways:
+        raise RuntimeError(f"{result.runaways} of {plan.games} games ran past max_rounds={max_rounds} rounds "
+                           "(runaway games are reported, never cut silently); raise max_rounds or check "
+                           "the policies")
+    return result
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A validated simulation: what the kernels read."""
+
+    variant: Variant
+    players: int
+    policies: list
+    games: int
+    seed: int
+    first_game: int
+    block: int
+    records: bool
+    threads: int | None
+    kernel_args: tuple  # run_blocks' arguments after the games: n, prm, rank, value, sp, lead, foll
+    off: np.ndarray
+
+
+def _plan(variant: Variant, players, policies, games, seed, records, first_game, threads, block,
+          max_rounds) -> _Plan:
+    """Check every argument (ValueError naming it) and build the kernels' inputs."""
     players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
     games = check_int("games", games, 1, 2**63 - 1)  # game indices are 64-bit: bounded here, not in first_game
     seed = check_int("seed", seed, 0, 2**64 - 1)
@@ -169,51 +200,58 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     pols = resolve_policies(variant, players, policies)
     pk, lead, foll, seat_pol = pack_policies(pols)
-    prm = variant_params(variant, max_rounds)
+    sp = np.ascontiguousarray(pk[seat_pol]).ravel()  # seat s's policy: sp[s * N_PK + K_*]
     rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
     value = np.ascontiguousarray(dice.VALUE[variant.values_index])
-    seedmix = np.uint64(K.mix64(np.uint64(seed)))
+    args = (players, variant_params(variant, max_rounds), rank, value, sp, lead, foll)
+    return _Plan(variant, players, pols, games, seed, first_game, block, records, threads, args,
+                 Y.offsets(players, variant.tokens))
 
-    nthreads = threads or numba.get_num_threads()
-    blocks_per_batch = max(4 * nthreads, 8)
-    batch_games = blocks_per_batch * block
-    if records:
-        batch_games = games
-        blocks_per_batch = math.ceil(games / block)
-    totals = None
-    rec = np.zeros((games if records else 0, Y.REC_WIDTH), dtype=np.int64)
-    off = Y.offsets(players, variant.tokens)
+
+# Blocks per call of the kernel (at least; 4 per thread on a big machine): the counters are
+# summed over each batch in Python, which cost some 5% of the time at 8 blocks a batch; the
+# kernel hands blocks to threads one by one (chunk size 1), so a thread slowed by a busy
+# machine does not hold the others up.
+BATCH_BLOCKS = 64
+
+
+def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
+    """Play the games in batches of blocks: ``(counter totals, records, seconds)``."""
+    off, block, games = plan.off, plan.block, plan.games
+    seedmix = np.uint64(K.mix64(np.uint64(plan.seed)))
+    nthreads = plan.threads or numba.get_num_threads()
+    per_batch = games if plan.records else max(BATCH_BLOCKS, 4 * nthreads) * block
+    cnt = np.zeros((math.ceil(min(per_batch, games) / block), off[-1]), dtype=np.int64)
+    rec = np.zeros((games if plan.records else 0, Y.REC_WIDTH), dtype=np.int64)
+    total = np.zeros(off[-1], dtype=np.int64)
+    stats = None
+    kernel = K.run_blocks_2p if plan.players == 2 else K.run_blocks
     old_threads = numba.get_num_threads()
+    old_chunk = numba.set_parallel_chunksize(1)
     t0 = time.perf_counter()
     try:
-        if threads is not None:
-            numba.set_num_threads(threads)
+        if plan.threads is not None:
+            numba.set_num_threads(plan.threads)
         done = 0
-        cnt = np.zeros((blocks_per_batch, off[-1]), dtype=np.int64)
         while done < games:
-            n_now = min(batch_games, games - done)
-            nb = math.ceil(n_now / block)
-            cnt[:nb] = 0
-            rec_view = rec[done:done + n_now] if records else rec
-            K.run_blocks(seedmix, first_game + done, block, n_now, players, prm, rank, value, pk, lead, foll,
-                         seat_pol, cnt[:nb], tuple(off.tolist()), rec_view, records)
-            view = Y.unpack(cnt[:nb], players, variant.tokens)
-            summed = {k: v.sum(axis=0) for k, v in view.items()}
-            summed.update(_block_stats(view))
-            totals = summed if totals is None else {k: totals[k] + summed[k] for k in totals}
+            n_now = min(per_batch, games - done)
+            blocks = cnt[:math.ceil(n_now / block)]
+            blocks[:] = 0
+            kernel(seedmix, plan.first_game + done, block, n_now, *plan.kernel_args, blocks, tuple(off.tolist()),
+                   rec[done:done + n_now] if plan.records else rec, plan.records)
+            total += blocks.sum(axis=0)
+            b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
+            stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
             done += n_now
             if progress is not None:
                 progress(n_now)
     finally:
         numba.set_num_threads(old_threads)
+        numba.set_parallel_chunksize(old_chunk)
     elapsed = time.perf_counter() - t0
-    result = SimulationResult(variant, players, [p.name for p in pols], games, seed, first_game, totals,
-                              pd.DataFrame(rec, columns=RECORD_COLUMNS) if records else None, elapsed)
-    if check_runaway and result.runaways:
-        raise RuntimeError(f"{result.runaways} of {games} games ran past max_rounds={max_rounds} rounds "
-                           "(runaway games are reported, never cut silently); raise max_rounds or check "
-                           "the policies")
-    return result
+    totals = {k: v[()] if v.ndim == 0 else v for k, v in Y.unpack(total, plan.players, plan.variant.tokens).items()}
+    totals.update(stats)
+    return totals, rec, elapsed
 
 
 @dataclass
