@@ -82,7 +82,7 @@ def test_verdicts_and_report_say_the_play_and_the_unit(two):
     lines = [ln for ln in verdicts.splitlines() if ln.startswith("- **")]
     assert [re.match(r"- \*\*(.*?)\*\*", ln).group(1) for ln in lines] == ["super421 (tokens=3)", "montreal (tokens=3)"]
     assert "first leader (seat 0) pays less than its share" in lines[0].lower() and "(optimal play, exact)" in lines[0]
-    assert "at 4 players (everyone 'greedy': no equilibrium computed)" in lines[0]
+    assert "at 4 players (everyone 'greedy': optimal play is not in this study)" in lines[0]
     assert "over an evening of 20 games" in lines[0]
     assert "every seat pays exactly its share at 2 and 4 players, by symmetry" in lines[1].lower()
     assert "drinks" in lines[1] and "what to keep" in lines[1]

@@ -682,3 +682,35 @@ def test_committed_study_files_parse_and_the_default_matches_the_embedded_one():
         assert study.question, f"{f.name} states no question"
         assert study.configs()[0], f"{f.name} has no playable configuration"
     assert load_study(root / "default.toml").fingerprint() == DEFAULT_STUDY.fingerprint()
+
+
+def test_the_default_study_asks_only_for_what_it_plays():
+    """Issue 19/21: no configuration asked for and then skipped; optimal at 2 players only."""
+    from four21sim.study.spec import DEFAULT_STUDY
+    configs, skipped = DEFAULT_STUDY.configs()
+    assert skipped == []
+    optimal = {(c.variant.describe(), c.players) for c in configs if "optimal" in c.lineup.label}
+    assert {n for _, n in optimal} == {2}
+    # 4 presets x 4 player counts x 4 habit line-ups, and 2 optimal line-ups at 2 players
+    assert len(configs) == 4 * 4 * 4 + 4 * 2
+
+
+def test_lineup_players_restricts_a_line_up_and_names_its_mistakes(tmp_path):
+    from four21sim.study.spec import Study, load_study
+    f = tmp_path / "s.toml"
+    f.write_text('name = "s"\nquestion = "q"\nvariants = ["montreal"]\nplayers = [2, 3]\n'
+                 'lineups = ["greedy", "one:optimal/greedy"]\n[lineup_players]\n"one:optimal/greedy" = [2]\n')
+    study = load_study(f)
+    assert sorted((c.players, c.lineup.label) for c in study.configs()[0]) == \
+        [(2, "greedy"), (2, "one:optimal/greedy"), (3, "greedy")]
+    # the key counts in the fingerprint only when it restricts something
+    assert Study(lineup_players={}).fingerprint() == Study().fingerprint() != study.fingerprint()
+    base = dict(lineups=("greedy", "optimal"), players=(2, 3))
+    for bad, said in [({"sec": [2]}, "'sec' is not a line-up of the study; allowed: greedy, optimal"),
+                      ({"optimal": [4]}, "'optimal' = 4 is not allowed; allowed: a list of the study's player "
+                                         "counts (2, 3)"),
+                      ({"optimal": []}, "'optimal' = [] is not allowed")]:
+        with pytest.raises(ValueError, match="^lineup_players: " + re.escape(said)):
+            Study(**base, lineup_players=bad)
+    # a new grid from the command line is played whole
+    assert study.with_changes(players=[3]).lineup_players == {}

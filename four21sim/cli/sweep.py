@@ -53,7 +53,8 @@ commit, times and speed.
 Line-ups where a policy is not defined (the policy registry says where, e.g. optimal at
 player counts its exact solver does not take) are dropped: with a warning each
 (--undefined warn, the default when --players or --lineups are given), quietly and listed
-in the manifest (skip: the default study's choice), or the study is refused (error).
+in the manifest (skip), or the study is refused (error). The default study asks only for what is
+defined (its lineup_players plays optimal at 2 players).
 
 Bounds: at most {configs:,} configurations, {games:,} games per configuration, {tasks:,} tasks;
 --max-rounds from 1 to {rounds:,}; --workers and local:N at most {per} per core. Games longer
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--undefined", choices=UNDEFINED,
                    help="configurations where a line-up's policy is not defined: warn (drop each with a warning), "
                         "skip (drop quietly, listed in manifest.json) or error (refuse the study); default: the "
-                        "study's (the default study skips), warn when --players or --lineups are given")
+                        "study's (warn unless it says otherwise)")
     p.add_argument("--name", help="the run's name (default: the study's name); sets the default --out")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes with one numba thread each (default 1: this process, numba using "

@@ -13,6 +13,9 @@ A study file (``experiments/*.toml``) looks like::
     set = []                # overrides applied to every variant, e.g. ["tokens=21"]
     max_rounds = 100000     # a game still running after this many rounds is a runaway
 
+    [lineup_players]        # optional: a line-up played at some of the player counts only
+    "optimal" = [2]         # (the others: at every player count of the study)
+
     [[variant]]             # optional: more variants, a preset with overrides
     label = "super421, sec charge"
     preset = "super421"
@@ -62,7 +65,7 @@ __all__ = ["Study", "Lineup", "Config", "DEFAULT_STUDY", "load_study", "parse_li
            "MAX_GAMES", "MAX_TASKS", "MAX_ROUNDS"]
 
 STUDY_KEYS = ("name", "question", "seed", "games", "task_games", "variants", "players", "lineups", "set",
-              "variant", "exact", "max_rounds", "undefined")
+              "variant", "exact", "max_rounds", "undefined", "lineup_players")
 UNDEFINED = ("warn", "skip", "error")
 """What a study does with a configuration where one of its policies is not defined (see the module
 docstring): drop it with a warning, drop it quietly (listed in the manifest), or refuse the study."""
@@ -70,7 +73,7 @@ docstring): drop it with a warning, drop it quietly (listed in the manifest), or
 _NOT_NUMBERS = ("name", "question", "undefined")
 # Keys added after studies were first stored: they enter the fingerprint only when they differ
 # from their default, so that the results of every earlier study keep their fingerprint.
-_LATER_KEYS = {"max_rounds": 100_000}
+_LATER_KEYS = {"max_rounds": 100_000, "lineup_players": {}}
 
 MAX_CONFIGURATIONS = 2_000
 """Configurations per study: their tables (some 2,000 rows each) stay far below the memory."""
@@ -174,6 +177,7 @@ class Study:
     exact: bool = True
     max_rounds: int = _LATER_KEYS["max_rounds"]
     undefined: str = "warn"
+    lineup_players: dict = field(default_factory=dict, hash=False)
     _variants: tuple = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -211,6 +215,7 @@ class Study:
         if not self.lineups:
             raise ValueError("lineups: the study has no line-up; allowed: policy names or one:A/B")
         _refuse_duplicates("lineups", [parse_lineup(text).label for text in self.lineups])
+        object.__setattr__(self, "lineup_players", self._checked_lineup_players())
         if not isinstance(self.exact, bool):
             raise ValueError(f"exact: {self.exact!r} is not allowed; allowed: true or false")
         overrides = parse_overrides(_texts("set", self.set))
@@ -242,6 +247,31 @@ class Study:
             raise ValueError(f"variants: labels must be distinct, got {labels}")
         object.__setattr__(self, "_variants", tuple(built))
 
+    def _checked_lineup_players(self) -> dict:
+        """``lineup_players`` as {line-up label: sorted player counts}, or ValueError naming the entry."""
+        given = self.lineup_players
+        if not isinstance(given, dict):
+            raise ValueError(f"lineup_players: {given!r} is not allowed; allowed: a table of line-up = "
+                             "[player counts], e.g. {\"optimal\" = [2]}")
+        labels = [parse_lineup(text).label for text in self.lineups]
+        out = {}
+        for text, counts in given.items():
+            try:
+                label = parse_lineup(str(text)).label
+            except ValueError:
+                label = None
+            if label not in labels:
+                raise ValueError(f"lineup_players: {text!r} is not a line-up of the study; allowed: "
+                                 f"{', '.join(labels)}")
+            counts = [counts] if isinstance(counts, int) else counts
+            bad = [c for c in counts if isinstance(c, bool) or not isinstance(c, int) or c not in self.players] \
+                if isinstance(counts, (list, tuple)) else [counts]
+            if bad or not counts:
+                raise ValueError(f"lineup_players: {text!r} = {bad[0] if bad else counts!r} is not allowed; "
+                                 f"allowed: a list of the study's player counts ({', '.join(map(str, self.players))})")
+            out[label] = sorted(set(counts))
+        return out
+
     # ------------------------------------------------------------------ use
     @property
     def variant_list(self) -> list[tuple[str, Variant]]:
@@ -255,6 +285,8 @@ class Study:
             for n in self.players:
                 for text in self.lineups:
                     lu = parse_lineup(text)
+                    if n not in self.lineup_players.get(lu.label, [n]):
+                        continue  # not asked for: neither played nor skipped
                     why = lu.why_not(v, n)
                     if why is None:
                         out.append(Config(label, v, n, lu))
@@ -268,6 +300,7 @@ class Study:
         for k in ("variants", "players", "lineups", "set"):
             d[k] = list(d[k])
         d["variant"] = [dict(v) for v in self.variant]
+        d["lineup_players"] = {k: list(v) for k, v in self.lineup_players.items()}
         return d
 
     def fingerprint(self) -> str:
@@ -285,7 +318,12 @@ class Study:
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     def with_changes(self, **changes) -> "Study":
+        """The study with some keys replaced; a new grid (players or lineups) drops ``lineup_players``
+        unless it is given too: the grid asked for is then played whole."""
         d = self.to_dict()
+        if (changes.get("players") is not None or changes.get("lineups") is not None) \
+                and changes.get("lineup_players") is None:
+            d["lineup_players"] = {}
         d.update({k: v for k, v in changes.items() if v is not None})
         return study_from_mapping(d)
 
@@ -327,6 +365,8 @@ def study_from_mapping(data: dict) -> Study:
     # each key alone among the smallest others, so that no check across keys (sizes) fires
     alone = dict(games=1, task_games=1, players=(2,), lineups=("sec",), variants=("super421",), variant=())
     for k, v in d.items():
+        if k == "lineup_players":
+            continue  # it reads the study's lineups and players: checked with the whole study
         try:
             Study(**{**alone, k: v})
         except ValueError as exc:
@@ -368,7 +408,11 @@ DEFAULT_STUDY = Study(
     name="default",
     question="Which preset is fairest, how big is the first-player advantage, how much do keep/reroll "
              "habits and skill matter, and how many tokens swing?",
-    seed=421, games=2_000_000, task_games=250_000, undefined="skip",
+    seed=421, games=1_000_000, task_games=250_000,
+    lineup_players={"optimal": [2], "one:optimal/greedy": [2]},
 )
 """The embedded default study (the same as ``experiments/default.toml``): every preset of the
-registry (:data:`~four21sim.rules.variants.PRESETS`), each line-up where it is defined."""
+registry (:data:`~four21sim.rules.variants.PRESETS`), the habits at 2, 3, 4 and 6 players, and
+optimal play at 2 players, where its exact solution takes a second: the main job runs in about two
+minutes on a 2-core machine. Optimal play at 3 players and more is in the committed studies
+(``experiments/optimal_check.toml``), which the report links."""
