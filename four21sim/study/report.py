@@ -118,7 +118,9 @@ def _lead_clause(rows: pd.DataFrame) -> str:
     'exact', or each value with its interval."""
     items = []
     for r in rows.itertuples():
-        play = _play(r.lineup, r.players) + ("" if r.lineup == HEADLINE_LINEUP else ": optimal play is not in this study")
+        play = _play(r.lineup, r.players)
+        if r.lineup != HEADLINE_LINEUP:
+            play += ": optimal play is not in this study"
         label = f"{play}, exact" if _nan(r.lead_drinks_low) else play
         value = _dr(r.lead_drinks) if _nan(r.lead_drinks_low) else _with_iv(r.lead_drinks, r.lead_drinks_low,
                                                                             r.lead_drinks_high)
