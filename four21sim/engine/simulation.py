@@ -368,8 +368,10 @@ class SimulationResult:
         rounds = int(c["rounds_played"])
         sw = c["swing_round"]
         add("mean_swing_round", (sw * np.arange(sw.size)).sum() / max(rounds, 1))
-        k = int(c["decided_in_charge"])
-        add("p_decided_in_charge", k / n, *wilson(k, n, self.z))
+        for counter in Y.COUNTERS:  # counts of finished games, as rates (layout.Counter.rate)
+            if counter.rate:
+                k = int(c[counter.name])
+                add(counter.rate, k / n, *wilson(k, n, self.z))
         for name, (value, lo, hi) in zip(ROUND_RATES, self.round_rates()):
             add(name, value, lo, hi)
         for r in self.position_rates().itertuples():
