@@ -174,7 +174,8 @@ def habit_mistakes(variant, habit: str, top: int = 10, screen: int = 40) -> pd.D
     Parameters
     ----------
     variant : Variant or str
-    habit : {'sec', 'chase421', 'greedy', 'table-aware'}
+    habit : str
+        One of :data:`HABITS` (the policy registry's habits, :data:`four21sim.policies.HABITS`).
     top : int
         How many mistakes to return, costliest first.
     screen : int

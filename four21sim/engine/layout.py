@@ -7,8 +7,10 @@ from this table: the offsets the kernel adds into (:func:`offsets`, read through
 the ``S_*`` slot numbers), the tidy dictionary of arrays a simulation returns
 (:func:`unpack`), and the keys of a study's part files.
 
-Adding a measure: one :class:`Counter` here with its ``S_*`` slot, one increment
-in :mod:`four21sim.engine._kernels`, one line where :mod:`four21sim.engine.simulation` reports it.
+Adding a measure: one :class:`Counter` here with its ``S_*`` slot, and its increment in
+:mod:`four21sim.engine._kernels`. A count of finished games names its measure in
+:attr:`Counter.rate` and ``SimulationResult.measures()`` reports it as a rate with its
+interval; a measure of another form is one more line there.
 """
 
 from __future__ import annotations
@@ -36,11 +38,17 @@ TOKENS_PLUS_ONE = "tokens+1"
 
 @dataclass(frozen=True)
 class Counter:
-    """One named counter: an integer sum over games."""
+    """One named counter: an integer sum over games.
+
+    ``rate``, for a count of finished games: the name of the measure
+    ``SimulationResult.measures()`` reports for it (the count over the finished games, with
+    a Wilson interval); empty when the counter is reported otherwise.
+    """
 
     name: str
     dims: tuple
     meaning: str
+    rate: str = ""
 
     def shape(self, players: int, tokens: int) -> tuple[int, ...]:
         size = {PLAYERS: players, TOKENS_PLUS_ONE: tokens + 1}
@@ -53,7 +61,7 @@ COUNTERS: tuple[Counter, ...] = (
     Counter("draws", (), "draws made from the random stream"),
     Counter("rounds_played", (), "rounds played, runaway games included: the denominator of per-round rates"),
     Counter("rescues", (), "rounds in which the nénette rescue applied"),
-    Counter("decided_in_charge", (), "finished games with no round in the décharge"),
+    Counter("decided_in_charge", (), "finished games with no round in the décharge", "p_decided_in_charge"),
     Counter("sum_rounds", (), "rounds of finished games"),
     Counter("sum_rounds_sq", (), "squares of the rounds of finished games"),
     Counter("sum_rounds_charge", (), "rounds in the charge of finished games"),

@@ -130,9 +130,10 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         2 to 8.
     policies : str, Policy or sequence
         One policy for every seat, or one per seat (seat 0 leads the first round).
-        Names: ``sec``, ``chase421``, ``greedy``, ``table-aware``, ``random``,
-        ``optimal`` (2 or 3 players: the 2-player optimum, the 3-player equilibrium of
-        :mod:`four21sim.exact.solver3`); the registry is :data:`four21sim.policies.REGISTRY`.
+        Names: those of the registry, :data:`four21sim.policies.REGISTRY`
+        (:func:`four21sim.policies.policy_help` gives one line each, with the player counts
+        where a policy is not defined for all: ``optimal``, the 2-player optimum or the
+        3-player equilibrium of :mod:`four21sim.exact.solver3`, is for 2 or 3 players only).
     games : int
         Number of games, >= 1.
     seed : int
@@ -367,8 +368,10 @@ class SimulationResult:
         rounds = int(c["rounds_played"])
         sw = c["swing_round"]
         add("mean_swing_round", (sw * np.arange(sw.size)).sum() / max(rounds, 1))
-        k = int(c["decided_in_charge"])
-        add("p_decided_in_charge", k / n, *wilson(k, n, self.z))
+        for counter in Y.COUNTERS:  # counts of finished games, as rates (layout.Counter.rate)
+            if counter.rate:
+                k = int(c[counter.name])
+                add(counter.rate, k / n, *wilson(k, n, self.z))
         for name, (value, lo, hi) in zip(ROUND_RATES, self.round_rates()):
             add(name, value, lo, hi)
         for r in self.position_rates().itertuples():

@@ -24,8 +24,8 @@ A study file (``experiments/*.toml``) looks like::
 Line-ups
 --------
 ``POLICY``
-    every seat plays POLICY (``sec``, ``chase421``, ``greedy``, ``table-aware``,
-    ``random``, ``optimal``); measures seat fairness.
+    every seat plays POLICY (a name of the policy registry,
+    :data:`four21sim.policies.POLICY_NAMES`); measures seat fairness.
 ``one:A/B``
     one player on A among players on B, A taking every seat in turn on the same
     games (common random numbers); measures A's edge over B.

@@ -75,8 +75,8 @@ of many noisy candidates is partly the luckiest); on fresh games the estimate
 is unbiased for the gain of the deviation chosen. That gain is a lower bound on
 the exploitability within the family (the search may miss the best deviation)
 and so on the true exploitability (a deviator is not bound to the family). The
-same fresh games also measure a few fixed deviations outside the family
-(``greedy``, ``sec``, ``chase421``, ``table-aware``).
+same fresh games also measure a few fixed deviations outside the family: every habit
+of the policy registry (:data:`four21sim.policies.HABITS`).
 """
 
 from .family import (
