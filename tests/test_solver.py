@@ -189,3 +189,9 @@ def test_exact_ties_go_to_the_first_keep_in_the_documented_order():
     m = solve(Variant.from_preset("montreal"))
     ctx = m.ctx(11, 0)
     assert np.isnan(m.lead_value[ctx, 1:]).all() and np.isfinite(m.lead_value[ctx, 0]).all()
+
+
+def test_evaluate_takes_a_preset_name():
+    """It crashed on 'montreal' (AttributeError); the symmetry theorem makes Montreal's seats equal."""
+    from four21sim.policies import evaluate
+    assert evaluate("montreal", ["greedy", "greedy"])["p_seat0"] == pytest.approx(0.5, abs=1e-12)

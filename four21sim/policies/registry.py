@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..exact import two_player
-from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant
+from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
 from . import heuristics as H
 from . import optimal as O
 from .tables import Policy, check_policy
@@ -202,12 +202,14 @@ def resolve_policies(variant: Variant, players: int, policies) -> list[Policy]:
     return out
 
 
-def evaluate(variant: Variant, policies) -> dict:
+def evaluate(variant: Variant | str, policies) -> dict:
     """Exact P(seat 0 wins) and expected rounds when two table policies play each other.
 
     ``policies`` are two names or :class:`Policy` objects (``random`` is not a table
-    policy and cannot be evaluated exactly). See :func:`four21sim.exact.two_player.evaluate`.
+    policy and cannot be evaluated exactly). ``variant``: a Variant or a preset name. See
+    :func:`four21sim.exact.two_player.evaluate`.
     """
+    variant = as_variant(variant)
     pols = resolve_policies(variant, 2, policies)
     for p in pols:
         if p.kind != "table":
