@@ -5,7 +5,7 @@ each player minimises its own P(paying), is the profile certified
 (exploitability <= 1e-9), and what does the solve cost on this machine (solve and
 certificate apart, peak memory, the number of states and follower contexts)?
 And how exploitable are habits: the exact gain of one player's best response
-against the others playing `greedy`, or `four21sim.approx`'s profile.
+against the others playing `greedy`, or `four21sim.analysis.approx`'s profile.
 
     python experiments/nplayer_sizes.py --players 3,4 [--presets super421,classic] [--objectives pay]
     python experiments/nplayer_sizes.py --players 5 --presets super421 --timeout 3600
@@ -225,7 +225,7 @@ def report(rows: list[dict], meta: dict) -> str:
         lines += ["## How exploitable are habits", "",
                   "Every seat plays the habit; for each seat, the exact best response against the others "
                   "playing it; *exploitability*: the largest gain in P(not paying) over the seats. `approx` is "
-                  "the profile stored in results/approx (the family of four21sim.approx).", "", *habits, ""]
+                  "the profile stored in results/approx (the family of four21sim.analysis.approx).", "", *habits, ""]
     return "\n".join(lines)
 
 

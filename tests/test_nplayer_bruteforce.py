@@ -415,13 +415,15 @@ def _equilibrium_tree(v: Variant, n: int, objective: str) -> _Tree:
 
 
 # ============================================================== the checks
-# One round (1 token), where the payout cannot matter; two tokens (5 states, and the games
+# One round (1 token), where the payout cannot matter; two tokens (the décharge, and the games
 # left under last_holder), where it does. With followers "exact" a 4-player round has about
-# 2e7 full tables; "at_most" (le bon, classic) makes it 9e7: that one plays one round.
+# 2e7 full tables; "at_most" (le bon, classic) makes it 9e7: that one plays one round. Two
+# throws where three would only multiply the tables (the 3-throw turn is checked at 3 players,
+# tests/test_solver3_bruteforce.py, and against solver3 in tests/test_nplayer.py).
 CASES_4 = [
     ("super421", ["tokens=1"], "pay"),
-    ("classic", ["tokens=1", "charge_throws=2"], "win"),
-    ("montreal", ["tokens=2", "charge_throws=2", "next_leader=winner", "end=last_holder"], "win"),
+    ("classic", ["tokens=1", "charge_throws=2", "decharge_throws=2"], "win"),
+    ("montreal", ["tokens=2", "decharge_throws=2", "next_leader=winner", "end=last_holder"], "win"),
 ]
 
 
@@ -446,7 +448,7 @@ def test_four_players_every_state_matches_the_game_tree(case):
 
 
 BR_CASES = [
-    ("super421", ["tokens=3"], "pay", 0, ["greedy", "table-aware"]),
+    ("super421", ["tokens=2"], "pay", 0, ["greedy", "table-aware"]),
     ("super421-lebon", ["tokens=2"], "pay", 1, ["random", "chase421"]),
     ("montreal", ["tokens=3", "charge_throws=2", "next_leader=winner"], "win", 2, ["sec", "greedy"]),
     ("classic", ["tokens=2", "charge_throws=2"], "pay", 1, ["table-aware", "greedy"]),

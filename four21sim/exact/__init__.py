@@ -1,5 +1,6 @@
 """Exact results: single-turn odds (:mod:`.odds`), the game solved at 2 players
-(:mod:`.two_player`) and 3 players (:mod:`.solver3`), the value of leading
+(:mod:`.two_player`), 3 players (:mod:`.solver3`) and 2 to 6 players (:mod:`.nplayer`:
+equilibria, their certificates, best responses to tables), the value of leading
 (:mod:`.leading`), and the disk store of solutions (:mod:`.store`).
 
 :func:`solve` is the one entry point for the game at any player count it reaches.
@@ -7,7 +8,7 @@ This layer reads the rules and nothing above them: it never imports the engine,
 the policies or the studies.
 """
 
-from . import leading, odds, solver3, store, two_player
+from . import leading, nplayer, odds, solver3, store, two_player
 from .game import solve
 
-__all__ = ["odds", "two_player", "solver3", "leading", "store", "solve"]
+__all__ = ["odds", "two_player", "solver3", "nplayer", "leading", "store", "solve"]

@@ -64,9 +64,10 @@ from ..rules import dice
 from ..rules.variants import Variant
 from . import _nplayer_game as NG
 from . import _nplayer_kernels as NK
+from . import store
 
 __all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate", "verify",
-           "to_arrays", "from_arrays", "tie_spread", "check_players", "check_objective"]
+           "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective", "check_tokens"]
 
 OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 6
@@ -90,7 +91,7 @@ def check_objective(objective) -> str:
     return objective
 
 
-def _check_tokens(variant: Variant, n: int) -> None:
+def check_tokens(variant: Variant, n: int) -> None:
     if variant.tokens > MAX_TOKENS[n]:
         raise ValueError(f"tokens: {variant.tokens} is too many for the exact {n}-player solver; "
                          f"allowed: 1 to {MAX_TOKENS[n]}")
@@ -389,10 +390,26 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
                      subs, dist, info)
 
 
+# the modules whose code decides a solution: a change to any of them makes new disk-cache entries
+_CODE = ("exact/nplayer", "exact/_nplayer_game", "exact/_nplayer_kernels", "exact/_two_player_kernels",
+         "rules/kernel", "rules/dice", "rules/variants", "exact/store")
+
+
 @lru_cache(maxsize=16)
 def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
                  certify: bool) -> NSolution:
-    return _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify)
+    """The equilibrium, from this process's memory, the disk store (verified), or solved and stored."""
+    key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
+                          max_iter=max_iter, stall=stall, certify=certify, format=FORMAT,
+                          code=store.code_hash(_CODE))
+    hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry))
+    if hit is not None:
+        sol = from_arrays(variant, hit)
+        if sol is not None:
+            return sol
+    sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify)
+    store.store(key, *to_arrays(sol))
+    return sol
 
 
 def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against=None, seat: int = 0,
@@ -435,7 +452,7 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against
         raise ValueError(f"variant: {variant!r} is not allowed; allowed: a four21sim.Variant")
     n = check_players(players)
     check_objective(objective)
-    _check_tokens(variant, n)
+    check_tokens(variant, n)
     if against is not None:
         return _solve_against(variant, n, objective, against, seat, tol, max_iter, stall)
     return _equilibrium(variant, n, objective, float(tol), int(max_iter), int(stall), bool(certify))
@@ -780,7 +797,7 @@ def evaluate(variant: Variant, players: int, policies) -> dict:
     if not isinstance(variant, Variant):
         raise ValueError(f"variant: {variant!r} is not allowed; allowed: a four21sim.Variant")
     n = check_players(players)
-    _check_tokens(variant, n)
+    check_tokens(variant, n)
     pols = list(policies) if not isinstance(policies, str) else [policies] * n
     if len(pols) != n:
         raise ValueError(f"policies: {len(pols)} policies are not allowed; allowed: one per seat ({n})")
@@ -935,6 +952,33 @@ def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None =
                          dist.reshape(meta["dist_shape"]), {**meta["info"], "from_cache": True})
     except (KeyError, ValueError, TypeError, IndexError):
         return None
+
+
+def verify_entry(variant: Variant, players: int, objective: str, entry: dict) -> str | None:
+    """Why a disk-store entry is not a solution of this game (None when it is): the hook of
+    :func:`four21sim.exact.store.load`.
+
+    :func:`verify` (the stored values, P(pay), win shares are what the stored outcome
+    distributions give, in the games of fewer players too), finite arrays, and the
+    start state's round solved again from the stored values its choices were made
+    against gives the stored distribution (the decisions are recomputed from them).
+    """
+    sol = from_arrays(variant, entry)
+    if sol is None or sol.players != players or sol.objective != objective:
+        return "its arrays do not fit this game"
+    if any(not np.isfinite(getattr(sol, k)).all() for k in _ARRAYS + ("dist",)):
+        return "it holds values that are not finite"
+    try:
+        verify(sol)
+    except ValueError as exc:
+        return str(exc)
+    game = NG.role_game(variant, players)
+    s = sol.start
+    S = NG.succ(game, s, sol.choice_values(), _sub_values(sol.subs, sol.objective), sol.objective)
+    d = NG.Rounds(game).run(np.array([s]), S[None], players, want_dist=True)[1]
+    if np.abs(d[0] - sol.dist[s]).max() > 1e-11:
+        return "its profile is not the one its stored values give"
+    return None
 
 
 def verify(sol: NSolution, full: bool = False, tol: float = 1e-11) -> dict:
