@@ -4,10 +4,10 @@ Three parts, each a set of named steps:
 
 *Follower contexts* (``enumerate_level``, ``judge_last_level``, ``minimise_level``).
 What a follower needs to know of the hands before it is a *summary* of them: the
-count; in the round's order (``_rules.order_key``) the worst key so far with the
+count; in the round's order (``rules.kernel.order_key``) the worst key so far with the
 roles holding it and the best key with the roles holding it; the cumulative sum
 where the phase's payout is cumulative (capped: payouts are capped); whether the
-nénette rescue can still apply and would apply now (``_rules.is_rescue`` probed
+nénette rescue can still apply and would apply now (``rules.kernel.is_rescue`` probed
 with and without one more 221), and while it can, the same keys and sum in the
 rescued order. Histories with equal summaries are merged, each keeping the first
 history met as its *representative*. The round's outcome (loser, winner, payout)
@@ -138,7 +138,7 @@ def _add_to_order(row, at, key, worth, role, cum_on, cap):
 def extend_summary(row, hands, throws, i, cum_on, cap, rank, value, prm):
     """The summary ``row`` (of ``hands[:i]``) extended in place by ``hands[i]`` after ``throws[i]`` throws.
 
-    ``hands`` has room for one more hand: the rescue probes ask ``_rules.is_rescue``
+    ``hands`` has room for one more hand: the rescue probes ask ``rules.kernel.is_rescue``
     whether a 221 would be rescued after these hands (the rescue can still apply) and
     whether the rescue applies to these hands as they are.
     """

@@ -20,7 +20,7 @@ next seat, ...)``, every player in; values are vectors, one utility per role.
   same outcomes (:mod:`four21sim.exact._nplayer_kernels` says how; the outcome of
   every round is judged by the rules kernel on a representative history). The
   contexts are built once per (variant, players, phase).
-- *The décharge* (cyclic) is solved as :mod:`four21sim.solver3` does: solve every
+- *The décharge* (cyclic) is solved as :mod:`four21sim.exact.solver3` does: solve every
   round against the current values, replace the values by the exact values of the
   profile found (a sparse linear system), stop when the Bellman residual is below
   ``tol``, or after ``stall`` iterations without progress (``converged`` False;
@@ -147,8 +147,9 @@ def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_ite
     t0 = time.perf_counter()
     game = NG.role_game(variant, n)
     rounds = NG.Rounds(game)
-    for m_ph in NG.PHASES:
-        rounds.contexts(n, m_ph)
+    for m_ph in NG.PHASES:  # the contexts of the phases played (with few tokens, no décharge with all in)
+        if (game.pot == 0).any() if m_ph == "decharge" else (game.pot > 0).any():
+            rounds.contexts(n, m_ph)
     t_setup = time.perf_counter() - t0
     V = np.zeros((game.size, n))
     dist = np.zeros((game.size, n, n, game.P))
