@@ -73,6 +73,15 @@ def test_a_best_response_to_greedy_beats_playing_greedy_and_leaves_the_others_th
     assert "the exact best response of seat 1" in text and "best response" in text and "greedy" in text
 
 
+def test_a_four_player_best_response_to_sec_beats_playing_sec():
+    v = Variant.from_preset("super421", ["tokens=2"])
+    out = analyse(SMALL + ["--players", "4", "--against", "sec"])
+    assert out["against"] == ["best", "sec", "sec", "sec"] and len(out["seats"]) == 4
+    pays = [s["p_pay"] for s in out["seats"]]
+    assert sum(pays) == pytest.approx(1.0, abs=1e-12)
+    assert pays[0] < evaluate_lineup(v, 4, "sec")["p_pay"][0] - 1e-3
+
+
 def test_the_best_response_to_the_equilibrium_is_the_equilibrium_s_value():
     v = Variant.from_preset("super421", ["tokens=2"])
     out = analyse(SMALL + ["--players", "3", "--against", "equilibrium", "--seat", "2"])
