@@ -5,10 +5,11 @@ equilibria, their certificates, best responses to tables), the value of leading
 
 :func:`solve` is the one entry point for the game at any player count it reaches.
 This layer reads the rules and nothing above them: it never imports the engine,
-the policies or the studies.
+the policies or the studies. :mod:`.nplayer` (scipy, its numba kernels) is imported
+when first used: ``import four21sim`` does not pay for it.
 """
 
-from . import leading, nplayer, odds, solver3, store, two_player
+from . import leading, odds, solver3, store, two_player
 from .game import solve
 
 __all__ = ["odds", "two_player", "solver3", "nplayer", "leading", "store", "solve"]

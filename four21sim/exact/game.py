@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..rules.variants import Variant
-from . import nplayer, solver3, two_player
+from . import solver3, two_player
 
 __all__ = ["solve"]
 
@@ -29,6 +29,7 @@ def solve(variant: Variant, players: int = 2, objective: str = "pay"):
     -------
     Solution, Solution3 or NSolution
     """
+    from . import nplayer  # when asked for: scipy and its kernels are not every process's cost
     n = nplayer.check_players(players)
     nplayer.check_objective(objective)
     if n == 2:

@@ -12,10 +12,14 @@ objective asked for), which the solver plays from its own solution at any player
 
 from __future__ import annotations
 
-from ..exact import nplayer
+from typing import TYPE_CHECKING
+
 from ..rules.variants import Variant
 from .registry import POLICY_NAMES, canonical_name, compile_policy
 from .tables import Policy
+
+if TYPE_CHECKING:
+    from ..exact.nplayer import BestResponse
 
 __all__ = ["EQUILIBRIUM_NAMES", "against_names", "best_response", "evaluate_lineup", "resolve_against"]
 
@@ -52,7 +56,7 @@ def resolve_against(variant: Variant, players: int, against, what: str = "agains
 
 
 def best_response(variant: Variant, players: int, against, seat: int = 0, objective: str = "pay",
-                  **options) -> nplayer.BestResponse:
+                  **options) -> BestResponse:
     """The exact best response of seat ``seat`` to the other seats' play.
 
     Parameters
@@ -80,6 +84,7 @@ def best_response(variant: Variant, players: int, against, seat: int = 0, object
     ValueError
         For a bad argument, named with what is allowed.
     """
+    from ..exact import nplayer  # when asked for (scipy, its kernels): see four21sim.exact
     n = nplayer.check_players(players)
     if isinstance(against, (str, Policy)) or not hasattr(against, "__iter__"):
         against = [against] * (n - 1)
@@ -93,6 +98,7 @@ def evaluate_lineup(variant: Variant, players: int, policies) -> dict:
     ``policies``: one name or :class:`Policy` per seat (one name: every seat). See
     :func:`four21sim.exact.nplayer.evaluate`.
     """
+    from ..exact import nplayer
     n = nplayer.check_players(players)
     if isinstance(policies, (str, Policy)):
         policies = [policies] * n
