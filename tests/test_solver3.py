@@ -105,8 +105,8 @@ def test_solve_command_for_three_players():
     assert [s["p_win"] for s in out["seats"]] == pytest.approx(list(sol.seat_p_win), abs=1e-15)
     for key in ("expected_rounds", "exploitability", "iterations", "seconds"):
         assert key in out
-    bad = subprocess.run([sys.executable, "-m", "four21sim", "solve", "--players", "5"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "--players: '5' is not allowed; allowed: 2 or 3" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "four21sim", "solve", "--players", "7"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--players: '7' is not allowed; allowed: 2 to 6" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 
@@ -115,5 +115,5 @@ def test_the_public_solver_takes_the_number_of_players():
     from four21sim.exact import solve as solve_any
     assert solve_any(v, players=3) is solve(v, 3, "pay")
     assert solve_any(v, players=2) is solver2.solve(v)
-    with pytest.raises(ValueError, match="players: 4 is not allowed"):
-        solve_any(v, players=4)
+    with pytest.raises(ValueError, match="players: 7 is not allowed"):
+        solve_any(v, players=7)

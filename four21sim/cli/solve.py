@@ -2,12 +2,14 @@
 
 Prints, per seat, P(pay) and P(win) under optimal play (2 players: the optimum of
 :mod:`four21sim.exact.two_player`; 3 players: the certified equilibrium of
-:mod:`four21sim.exact.solver3`), the expected number of rounds, the value of leading,
-the same from any ``--state``, and with 2 players the leader's table for that state
-(for every hand and number of throws made: stop or which dice to keep, with the
-leader's P(win the game)); ``--follower HAND,COUNT`` prints the follower's table
-against that leader instead. ``--json`` prints the same as one object whose keys are
-the same at every player count (docs/solutions.md).
+:mod:`four21sim.exact.solver3`; 4 to 6: that of :mod:`four21sim.exact.nplayer`), the
+expected number of rounds, the value of leading (2 and 3 players), the same from any
+``--state``, and with 2 players the leader's table for that state (for every hand and
+number of throws made: stop or which dice to keep, with the leader's P(win the game));
+``--follower HAND,COUNT`` prints the follower's table against that leader instead.
+``--against P1,P2,...`` prints instead the exact best response of seat ``--seat`` (default
+0) to the other seats playing those policies (or the equilibrium). ``--json`` prints the
+same as one object whose keys are the same at every player count (docs/solutions.md).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import sys
 import time
 from collections.abc import Sequence
 
+from ..exact import nplayer
+from ..exact import solve as solve_exact
 from ..exact.leading import lead_summary, lead_summary3
-from ..exact.solver3 import OBJECTIVES, check_players
-from ..exact.solver3 import solve as solve3
+from ..exact.nplayer import MAX_PLAYERS, OBJECTIVES
 from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
+from ..policies import against_names, best_response
 from ..rules import dice
 from ..rules.state import STATE_FORMS, GameState, parse_state, start_state
 from ._common import add_variant_options, add_version, run, variant_from_args
@@ -36,6 +40,9 @@ _EPILOG = """examples:
   four21sim solve --variant classic --state pot=0,t0=10,t1=11,leader=1
   four21sim solve --variant super421 --state 0,3,8 --follower 611,2 --json
   four21sim solve --variant super421 --players 3 --state pot=0,t0=4,t1=3,t2=4
+  four21sim solve --variant super421 --players 4 --json
+  four21sim solve --variant super421 --players 3 --against greedy,greedy
+  four21sim solve --variant super421 --players 3 --against equilibrium,sec --seat 2
 
 --state takes the format of four21sim advise and four21sim play (docs/advisor.md); the
 JSON keys are documented in docs/solutions.md, the rules in docs/rules.md.
@@ -45,8 +52,9 @@ JSON keys are documented in docs/solutions.md, the rules in docs/rules.md.
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Solve the game of a variant exactly (2 players: optimal play; 3 players: a certified "
-                    "equilibrium) and print who pays, the value of leading and, with 2 players, the optimal play.",
+        description="Solve the game of a variant exactly (2 players: optimal play; 3 to 6 players: a certified "
+                    "equilibrium) and print who pays, the value of leading and, with 2 players, the optimal play; "
+                    "or, with --against, the exact best response of one seat to the others' policies.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_variant_options(p)
     p.add_argument("--state", metavar="STATE",
@@ -55,7 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--follower", metavar="HAND,COUNT",
                    help="2 players: show the follower's table against a leader who stopped on HAND after COUNT throws")
     p.add_argument("--players", default="2", metavar="N",
-                   help="2 (default: optimal play, with tables) or 3 (an equilibrium and its certificate)")
+                   help=f"2 (default: optimal play, with tables) to {MAX_PLAYERS} (an equilibrium and its "
+                        "certificate; 4 players or more take minutes at the presets' tokens, then come from the "
+                        "disk cache)")
+    p.add_argument("--against", metavar="P1,P2,...",
+                   help="the best response of seat --seat to the other seats playing these, in seat order (one "
+                        f"per other seat, or one for all): {', '.join(against_names())}")
+    p.add_argument("--seat", default="0", metavar="S",
+                   help="with --against: the seat of the best responder (default 0; seat 0 leads the first round)")
     p.add_argument("--objective", default="pay", choices=OBJECTIVES,
                    help="what each player optimises, P(pay) or its win share (default: pay; with 2 players "
                         "the two are the same game)")
@@ -79,9 +94,34 @@ def _parse_follower(text: str, limit: int) -> tuple[int, int]:
 
 def _parse_players(text: str) -> int:
     try:
-        return check_players(int(text))
+        return nplayer.check_players(int(text))
     except ValueError:
-        raise ValueError(f"--players: {text!r} is not allowed; allowed: 2 or 3 (the exact solvers)") from None
+        raise ValueError(f"--players: {text!r} is not allowed; allowed: 2 to {MAX_PLAYERS} (the exact solvers)") \
+            from None
+
+
+def _parse_seat(text: str, players: int) -> int:
+    try:
+        seat = int(text)
+    except ValueError:
+        seat = -1
+    if not 0 <= seat < players:
+        raise ValueError(f"--seat: {text!r} is not allowed; allowed: 0 to {players - 1}")
+    return seat
+
+
+def _parse_against(text: str, players: int) -> list[str]:
+    names = [t.strip().lower() for t in text.split(",")]
+    allowed = against_names()
+    for name in names:
+        if name not in allowed:
+            raise ValueError(f"--against: {name!r} is not allowed; allowed: {', '.join(allowed)}")
+    if len(names) == 1:
+        names = names * (players - 1)
+    if len(names) != players - 1:
+        raise ValueError(f"--against: {len(names)} policies are not allowed with {players} players; allowed: "
+                         f"one per other seat ({players - 1}), or one for all")
+    return names
 
 
 def _seats(p_pay: Sequence[float], p_win: Sequence[float]) -> list[dict]:
@@ -96,15 +136,17 @@ def _state_block(variant, st: GameState, p_pay, p_win, rounds: float) -> dict:
 def _head(variant, players: int, objective: str, solution: str) -> dict:
     return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "variant": variant.describe(),
             "options": variant.options(), "players": players, "objective": objective, "solution": solution,
-            "start": {"pot": variant.tokens, "tokens": [0] * players, "leader": 0}}
+            "start": {"pot": variant.tokens, "tokens": [0] * players, "leader": 0},
+            "seat": None, "against": None}
 
 
 def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
-    """Per seat P(pay), P(win) and the expected rounds left from a state of the 3-player game."""
+    """Per seat P(pay), P(win) and the expected rounds left from a state of the game of 3 players or more."""
     n = st.players
     order = [(st.leader + i) % n for i in range(n)]
     order = [s for s in order if st.pot > 0 or st.tokens[s] > 0]
-    game = sol if len(order) == 3 else sol.sub  # under last_holder, one out: the 2-player game left
+    # under last_holder, with players out: the game of those left
+    game = sol if len(order) == n else (sol.sub if n == 3 else sol.subs[len(order)])
     i = game.states.index((st.pot, tuple(st.tokens[s] for s in order)))
     p_pay, p_win = [0.0] * n, [1.0] * n  # a seat out has won (last_holder)
     for role, s in enumerate(order):
@@ -112,26 +154,71 @@ def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
     return p_pay, p_win, float(game.rounds[i])
 
 
-def _analyse3(args, variant) -> dict:
+def _analyse3(args, variant, n: int = 3) -> dict:
+    """3 players or more: the certified equilibrium (solver3 at 3, the n-player solver from 4)."""
     if args.follower:
-        raise ValueError(f"--follower: {args.follower!r} is not allowed with --players 3; allowed: only with "
+        raise ValueError(f"--follower: {args.follower!r} is not allowed with --players {n}; allowed: only with "
                          "--players 2")
-    st = parse_state(args.state, 3, option="--state") if args.state else start_state(variant, 3)
+    st = parse_state(args.state, n, option="--state") if args.state else start_state(variant, n)
     st = st.with_leader(0).check(variant, "--state")
+    if n > 3:
+        nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
-    sol = solve3(variant, 3, args.objective)
+    sol = solve_exact(variant, n, args.objective)
     seconds = time.perf_counter() - t0
-    out = _head(variant, 3, args.objective, "equilibrium")
+    out = _head(variant, n, args.objective, "equilibrium")
     p_pay, p_win, rounds = _state_values3(sol, st)
     out.update(seats=_seats(sol.seat_p_pay, sol.seat_p_win), expected_rounds=sol.expected_rounds,
                state=_state_block(variant, st, p_pay, p_win, rounds),
-               # the lead value is a difference of P(pay) (four21sim.exact.leading)
-               lead_value=lead_summary3(sol) if args.objective == "pay" else None,
+               # the lead value is a difference of P(pay) (four21sim.exact.leading; 2 and 3 players)
+               lead_value=lead_summary3(sol) if args.objective == "pay" and n == 3 else None,
                exploitability=sol.exploitability, exploitability_any_state=sol.gain_any_state,
                converged=sol.converged, residual=sol.residual, iterations=sol.iterations,
                br_iterations=sol.br_iterations, seconds=seconds, solve_seconds=sol.seconds,
                certificate_seconds=sol.certificate_seconds, from_cache=bool(sol.info.get("from_cache", False)))
     return out
+
+
+def _analyse_against(args, variant, n: int) -> dict:
+    """The exact best response of seat ``--seat`` to the others' play (four21sim.policies.best_response)."""
+    for option, value in (("--state", args.state), ("--follower", args.follower)):
+        if value:
+            raise ValueError(f"{option}: {value!r} is not allowed with --against; allowed: the start of the game "
+                             "(the best response is shown from there)")
+    seat = _parse_seat(args.seat, n)
+    names = _parse_against(args.against, n)
+    nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
+    t0 = time.perf_counter()
+    br = best_response(variant, n, names, seat=seat, objective=args.objective)
+    seconds = time.perf_counter() - t0
+    out = _head(variant, n, args.objective, "best_response")
+    st = start_state(variant, n)
+    seats = _seats(br.seat_p_pay, br.seat_p_win)
+    out.update(seat=seat, against=list(br.against), seats=seats, expected_rounds=br.expected_rounds,
+               state=_state_block(variant, st, br.seat_p_pay, br.seat_p_win, br.expected_rounds),
+               lead_value=None, exploitability=None, exploitability_any_state=None,
+               # policy iteration in the décharge: stopped at its tolerance, or at its cap
+               converged=bool(br.residual <= 1e-12), residual=br.residual, iterations=br.iterations,
+               br_iterations=br.iterations, seconds=seconds, solve_seconds=br.seconds, certificate_seconds=None,
+               from_cache=False)
+    return out
+
+
+def _against_lines(out: dict) -> list[str]:
+    wants = "its P(pay)" if out["objective"] == "pay" else "its win share"
+    others = ", ".join(f"seat {s} {p}" for s, p in enumerate(out["against"]) if s != out["seat"])
+    conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
+    lines = [f"{out['variant']}, {out['players']} players: the exact best response of seat {out['seat']} "
+             f"(it optimises {wants}) against {others}",
+             f"solved in {out['solve_seconds']:.2f} s ({out['iterations']} iterations){conv}", "",
+             "  seat   plays                    P(pay)     P(win)", "  " + "-" * 50]
+    for r, plays in zip(out["seats"], out["against"]):
+        label = "best response" if r["seat"] == out["seat"] else plays
+        lines.append(f"  {r['seat']:<5}  {label:<22}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%")
+    lines += ["", f"expected rounds = {out['expected_rounds']:.4f}. Seat 0 leads the first round; values are exact "
+                  "(no sampling). 'equilibrium': the certified equilibrium of the same objective; 'optimal': the "
+                  "one where each minimises its own P(pay)."]
+    return lines
 
 
 def _leader_rows(detail: dict, order, L: int) -> list[dict]:
@@ -200,7 +287,10 @@ def analyse(argv: Sequence[str] | None = None) -> dict:
     args = build_parser().parse_args(argv)
     variant = variant_from_args(args)
     players = _parse_players(args.players)
-    out = _analyse3(args, variant) if players == 3 else _analyse2(args, variant)
+    if args.against is not None:
+        out = _analyse_against(args, variant, players)
+    else:
+        out = _analyse2(args, variant) if players == 2 else _analyse3(args, variant, players)
     return {"json": args.json, **out}
 
 
@@ -261,6 +351,8 @@ def _state_line(out: dict) -> str:
 
 def format_text(out: dict) -> str:
     """The answer as the command prints it without ``--json``."""
+    if out["solution"] == "best_response":
+        return "\n".join(_against_lines(out))
     wants = "minimises its own P(pay)" if out["objective"] == "pay" else "maximises its own win share"
     goal = ("both playing optimally" + ("" if out["objective"] == "pay" else
                                         " (with 2 players, maximising one's win share is not paying: the same game)")

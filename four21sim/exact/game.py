@@ -17,16 +17,23 @@ def solve(variant: Variant, players: int = 2, objective: str = "pay"):
     players : int
         2: the optimum of :func:`four21sim.exact.two_player.solve` (a zero-sum game: both
         objectives are the same); 3: the certified equilibrium of
-        :func:`four21sim.exact.solver3.solve`.
+        :func:`four21sim.exact.solver3.solve` (what the engine's ``optimal``, the advisor and
+        the value of leading read; the n-player solver gives the same values to 1e-12,
+        docs/nplayer.md); 4 to 6: the certified equilibrium of
+        :func:`four21sim.exact.nplayer.solve`, stored on disk (:mod:`four21sim.exact.store`)
+        and verified when read back.
     objective : {'pay', 'win'}
-        What each player maximises at 3 players: P(not paying) or its win share.
+        What each player maximises (3 players or more): P(not paying) or its win share.
 
     Returns
     -------
-    Solution or Solution3
+    Solution, Solution3 or NSolution
     """
-    n = solver3.check_players(players)
-    solver3.check_objective(objective)
+    from . import nplayer  # when asked for: scipy and its kernels are not every process's cost
+    n = nplayer.check_players(players)
+    nplayer.check_objective(objective)
     if n == 2:
         return two_player.solve(variant)
-    return solver3.solve(variant, n, objective)
+    if n == 3:
+        return solver3.solve(variant, n, objective)
+    return nplayer.solve(variant, n, objective)

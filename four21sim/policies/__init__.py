@@ -1,7 +1,9 @@
 """Keep/reroll policies: the registry of named policies (:mod:`.registry`), the tables the
 engine reads (:mod:`.tables`, :mod:`.contexts`), one builder per habit (:mod:`.heuristics`)
-and exact solutions as tables (:mod:`.optimal`)."""
+exact solutions as tables (:mod:`.optimal`), and exact best responses to named
+policies (:mod:`.against`)."""
 
+from .against import against_names, best_response, evaluate_lineup
 from .heuristics import median_hand
 from .registry import (
                        ALIASES,
@@ -22,4 +24,5 @@ from .tables import KEEP_DTYPE, Policy, check_policy, table_policy
 
 __all__ = ["Policy", "PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "HABITS", "ALIASES", "KEEP_DTYPE",
            "canonical_name", "compile_policy", "check_available", "resolve_policies", "table_policy", "check_policy",
-           "evaluate", "policies_for", "policy_help", "median_hand"]
+           "evaluate", "policies_for", "policy_help", "median_hand", "best_response", "evaluate_lineup",
+           "against_names"]

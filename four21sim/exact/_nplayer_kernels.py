@@ -1,0 +1,887 @@
+"""numba kernels of the exact n-player solver (see :mod:`four21sim.exact.nplayer`).
+
+Three parts, each a set of named steps:
+
+*Follower contexts* (``enumerate_level``, ``judge_last_level``, ``minimise_level``).
+What a follower needs to know of the hands before it is a *summary* of them: the
+count; in the round's order (``rules.kernel.order_key``) the worst key so far with the
+roles holding it and the best key with the roles holding it; the cumulative sum
+where the phase's payout is cumulative (capped: payouts are capped); whether the
+nénette rescue can still apply and would apply now (``rules.kernel.is_rescue`` probed
+with and without one more 221), and while it can, the same keys and sum in the
+rescued order. Histories with equal summaries are merged, each keeping the first
+history met as its *representative*. The round's outcome (loser, winner, payout)
+is never computed from a summary: it is judged by the rules kernel
+(``is_rescue``, ``order_key``, ``extreme_keys``, ``payout``) on the
+representative's hands followed by the last follower's. The summary only has to
+be *sufficient* (equal summaries, equal outcomes for every way the round can
+end); tests check it against histories and a brute-force game tree. Contexts are
+then *minimised* backwards (two contexts are one when every hand and throws lead
+to the same next context, or outcome), which merges, for instance, contexts
+that differ only in who holds the best hand where the winner changes nothing.
+
+*A round* (``solve_round``): backward induction over the players in playing
+order with vectors of utilities (one component per role of the profile, plus one
+for a deviating or responding player), then, on request, the forward pass that
+gives the round's outcome distribution under the decisions played.
+
+*The game* (``settle_states``): every outcome of every state settled by the rules
+kernel.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._util.jit import JIT, PARALLEL_JIT, njit, prange
+from ..rules import dice
+from ..rules import kernel as R
+from ._two_player_kernels import _P0, KEEP_TIE
+
+_NH = dice.N_HANDS
+_FULL = dice.FULL_KEEP
+_N_PARTIAL = dice.FULL_KEEP  # keeps 0..27 throw at least one die
+_H221 = dice.hand_index((2, 2, 1))
+_HAND_KEEPS = np.ascontiguousarray(dice.HAND_KEEPS)
+_N_HAND_KEEPS = np.ascontiguousarray(dice.N_HAND_KEEPS)
+
+
+def _die_steps() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Keeps as one die added at a time: a keep of 2 dice plus die x is a hand, a keep of 1
+    die plus x a keep of 2, the empty keep plus x a keep of 1 (x = 1..6, index x-1).
+
+    Throwing the dice one at a time gives the same distribution as throwing them
+    together, so the expected value of a keep is the mean over one more die of the
+    expected values of the keeps one die larger: 168 sums per level instead of 308.
+    """
+    two = np.array([k for k in range(_N_PARTIAL) if dice.KEEP_SIZE[k] == 2])
+    one = np.array([k for k in range(_N_PARTIAL) if dice.KEEP_SIZE[k] == 1])
+    hand_of = np.array([[dice.hand_index(dice.KEEPS[k] + (x,)) for x in range(1, 7)] for k in two])
+    keep2_of = np.array([[dice.keep_index(dice.KEEPS[k] + (x,)) for x in range(1, 7)] for k in one])
+    keep1_of = np.array([dice.keep_index((x,)) for x in range(1, 7)])
+    return (np.ascontiguousarray(np.column_stack([two, hand_of])),
+            np.ascontiguousarray(np.column_stack([one, keep2_of])), np.ascontiguousarray(keep1_of))
+
+
+_STEP2, _STEP1, _STEP0 = _die_steps()
+# the keeps of each hand after stopping (which dice.HAND_KEEPS lists first), in its order
+assert all(dice.HAND_KEEPS[h, 0] == _FULL + h for h in range(_NH))
+_PK_START = np.concatenate([[0], np.cumsum(dice.N_HAND_KEEPS - 1)]).astype(np.int64)
+_PK = np.concatenate([dice.HAND_KEEPS[h, 1:dice.N_HAND_KEEPS[h]] for h in range(_NH)]).astype(np.int64)
+_EMPTY = dice.EMPTY_KEEP
+_SIXTH = 1.0 / 6.0
+
+
+@njit(**JIT)
+def _compiled_tables():
+    return (_HAND_KEEPS.copy(), _N_HAND_KEEPS.copy(), np.array([_FULL]), np.array([_NH]), np.array([_H221]))
+
+
+def compiled_tables() -> dict:
+    """The tables as compiled into these kernels (see :func:`four21sim._stream.compiled_tables`)."""
+    return dict(zip(('HAND_KEEPS', 'N_HAND_KEEPS', 'FULL_KEEP', 'N_HANDS', 'H221'),
+                    _compiled_tables()))
+
+
+# ====================================================================== summaries
+# A summary is packed into two words: the order as it stands (w0) and, while the rescue
+# can still apply, the rescued order (w1). Field widths: keys + 4 in 8 bits (keys run
+# from -3 to 223), role sets in 6 bits (at most 6 players), sums in 7 bits (at most 6
+# hands worth at most 10 each).
+KEY_OFF = 4
+MAX_ROLES = 6
+MAX_SUM = 127
+# fields of a summary row: count, then per order (as it stands, rescued) worst key,
+# its holders, best key, its holders, cumulative sum; then the two rescue probes
+F_C, F_N, F_R, F_CAN, F_NOW = 0, 1, 6, 11, 12
+N_F = 13
+
+
+@njit(inline="always", **JIT)
+def _pack_order(row, at):
+    return (np.uint64(row[at] + KEY_OFF) | (np.uint64(row[at + 1]) << np.uint64(8))
+            | (np.uint64(row[at + 2] + KEY_OFF) << np.uint64(14)) | (np.uint64(row[at + 3]) << np.uint64(22))
+            | (np.uint64(row[at + 4]) << np.uint64(28)))
+
+
+@njit(inline="always", **JIT)
+def pack(row):
+    """The two words of a summary row."""
+    w0 = (_pack_order(row, F_N) | (np.uint64(row[F_C]) << np.uint64(35)) | (np.uint64(row[F_CAN]) << np.uint64(37))
+          | (np.uint64(row[F_NOW]) << np.uint64(38)))
+    w1 = _pack_order(row, F_R) if row[F_CAN] == 1 else np.uint64(0)
+    return w0, w1
+
+
+@njit(inline="always", **JIT)
+def _add_to_order(row, at, key, worth, role, cum_on, cap):
+    """Add the hand of ``role`` (its key and worth in this order) to the order's fields."""
+    bit = 1 << role
+    if role == 0 or key > row[at]:
+        row[at] = key
+        row[at + 1] = bit
+    elif key == row[at]:
+        row[at + 1] |= bit
+    if role == 0 or key < row[at + 2]:
+        row[at + 2] = key
+        row[at + 3] = bit
+    elif key == row[at + 2]:
+        row[at + 3] |= bit
+    # the payout adds every other hand worth at least COMBINATION_WORTH: what the hands so
+    # far can still add is their sum, capped where the payout is (and stays) capped
+    if cum_on and worth >= R.COMBINATION_WORTH:
+        row[at + 4] = min(row[at + 4] + worth, cap)
+
+
+@njit(**JIT)
+def extend_summary(row, hands, throws, i, cum_on, cap, rank, value, prm):
+    """The summary ``row`` (of ``hands[:i]``) extended in place by ``hands[i]`` after ``throws[i]`` throws.
+
+    ``hands`` has room for one more hand: the rescue probes ask ``rules.kernel.is_rescue``
+    whether a 221 would be rescued after these hands (the rescue can still apply) and
+    whether the rescue applies to these hands as they are.
+    """
+    h, f = hands[i], throws[i]
+    _add_to_order(row, F_N, R.order_key(h, f, False, rank, prm), R.worth(h, False, value), i, cum_on, cap)
+    saved = hands[i + 1]
+    hands[i + 1] = _H221
+    can = R.is_rescue(hands, i + 2, prm)
+    hands[i + 1] = saved
+    row[F_NOW] = 1 if R.is_rescue(hands, i + 1, prm) else 0
+    if can:
+        _add_to_order(row, F_R, R.order_key(h, f, True, rank, prm), R.worth(h, True, value), i, cum_on, cap)
+        row[F_CAN] = 1
+    else:
+        row[F_CAN] = 0
+        for a in range(F_R, F_R + 5):
+            row[a] = 0
+
+
+# ====================================================================== a hash table
+@njit(inline="always", **JIT)
+def _mix(a, b):
+    z = a * np.uint64(0x9E3779B97F4A7C15) + b
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(**JIT)
+def _table_new(cap):
+    size = 1
+    while size < 2 * cap:
+        size *= 2
+    return np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.full(size, -1, np.int64)
+
+
+@njit(**JIT)
+def _table_slot(k0, k1, ids, a, b):
+    """Slot of the pair (a, b): where it is, or the empty slot where it goes."""
+    mask = np.uint64(ids.shape[0] - 1)
+    s = _mix(a, b) & mask
+    while ids[s] >= 0 and not (k0[s] == a and k1[s] == b):
+        s = (s + np.uint64(1)) & mask
+    return s
+
+
+@njit(**JIT)
+def _table_grow(k0, k1, ids):
+    n0, n1, nid = _table_new(ids.shape[0])
+    for s in range(ids.shape[0]):
+        if ids[s] >= 0:
+            t = _table_slot(n0, n1, nid, k0[s], k1[s])
+            n0[t], n1[t], nid[t] = k0[s], k1[s], ids[s]
+    return n0, n1, nid
+
+
+@njit(**JIT)
+def _grow_rows(a, n):
+    out = np.empty((max(2 * a.shape[0], n), a.shape[1]), a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+# ====================================================================== contexts, forward
+@njit(**JIT)
+def first_level(L, cum_on, cap, rank, value, prm):
+    """The contexts a first follower meets: the leader's hand after c throws, c = 1..L.
+
+    Returns ``(rows, rep_h, rep_f, nxt)``: summaries, representatives, and
+    ``nxt[c-1, h]``, the context of a leader stopping on h after c throws.
+    """
+    k0, k1, ids = _table_new(3 * _NH)
+    rows = np.zeros((L * _NH, N_F), np.int64)
+    rep_h = np.zeros((L * _NH, 1), np.int64)
+    rep_f = np.zeros((L * _NH, 1), np.int64)
+    nxt = np.zeros((L, _NH), np.int64)
+    hands = np.zeros(2, np.int64)
+    throws = np.zeros(2, np.int64)
+    row = np.zeros(N_F, np.int64)
+    n = 0
+    for c in range(1, L + 1):
+        for h in range(_NH):
+            row[:] = 0
+            row[F_C] = c
+            hands[0], throws[0] = h, c
+            extend_summary(row, hands, throws, 0, cum_on, cap, rank, value, prm)
+            a, b = pack(row)
+            s = _table_slot(k0, k1, ids, a, b)
+            if ids[s] < 0:
+                k0[s], k1[s], ids[s] = a, b, n
+                rows[n], rep_h[n, 0], rep_f[n, 0] = row, h, c
+                n += 1
+            nxt[c - 1, h] = ids[s]
+    return rows[:n].copy(), rep_h[:n].copy(), rep_f[:n].copy(), nxt
+
+
+@njit(inline="always", **JIT)
+def throws_of(slot, c, exact):
+    """The throws made by a follower ending in ``slot`` of a count-c context's row."""
+    return c if exact else slot + 1
+
+
+@njit(**JIT)
+def enumerate_level(rows, rep_h, rep_f, i, exact, cum_on, cap, rank, value, prm):
+    """The contexts after one more hand: every context of level i (i hands on the table)
+    followed by every hand and throws of the next player.
+
+    Returns ``(rows, rep_h, rep_f, trans)`` of level i+1, with ``trans[x, slot, h]``
+    the context after context x when the follower ends on h in row slot ``slot``
+    (``throws_of``; -1 where the slot is not used).
+    """
+    nx = rows.shape[0]
+    k0, k1, ids = _table_new(4 * nx)
+    cap_rows = 4 * nx
+    out = np.zeros((cap_rows, N_F), np.int64)
+    oh = np.zeros((cap_rows, i + 1), np.int64)
+    of = np.zeros((cap_rows, i + 1), np.int64)
+    trans = np.full((nx, 3, _NH), -1, np.int32)
+    hands = np.zeros(i + 2, np.int64)
+    throws = np.zeros(i + 2, np.int64)
+    row = np.zeros(N_F, np.int64)
+    n = 0
+    for x in range(nx):
+        c = rows[x, F_C]
+        hands[:i], throws[:i] = rep_h[x], rep_f[x]
+        for slot in range(1 if exact else c):
+            throws[i] = throws_of(slot, c, exact)
+            for h in range(_NH):
+                row[:] = rows[x]
+                hands[i] = h
+                extend_summary(row, hands, throws, i, cum_on, cap, rank, value, prm)
+                a, b = pack(row)
+                s = _table_slot(k0, k1, ids, a, b)
+                if ids[s] < 0:
+                    if n == out.shape[0]:
+                        out, oh, of = _grow_rows(out, n + 1), _grow_rows(oh, n + 1), _grow_rows(of, n + 1)
+                    k0[s], k1[s], ids[s] = a, b, n
+                    out[n], oh[n, :i + 1], of[n, :i + 1] = row, hands[:i + 1], throws[:i + 1]
+                    n += 1
+                    if 2 * n > ids.shape[0]:
+                        k0, k1, ids = _table_grow(k0, k1, ids)
+                        s = _table_slot(k0, k1, ids, a, b)
+                trans[x, slot, h] = ids[s]
+    return out[:n].copy(), oh[:n].copy(), of[:n].copy(), trans
+
+
+# ====================================================================== rows interned
+@njit(inline="always", **JIT)
+def _row_hash(buf, n):
+    z = np.uint64(n)
+    for a in range(n):
+        z = _mix(z, np.uint64(buf[a]))
+    return z
+
+
+@njit(**JIT)
+def interner(cap):
+    """An empty set of numbered rows: ``(hash keys, numbers, row starts, row data, counts)``."""
+    hk, _, hid = _table_new(cap)
+    starts = np.zeros(cap + 1, np.int64)
+    return hk, hid, starts, np.zeros(16 * cap, np.int64), np.zeros(2, np.int64)
+
+
+@njit(**JIT)
+def _rehash(hk, hid, starts, data):
+    nk, _, nid = _table_new(hid.shape[0])
+    mask = np.uint64(nid.shape[0] - 1)
+    for s in range(hid.shape[0]):
+        if hid[s] >= 0:
+            t = hk[s] & mask
+            while nid[t] >= 0:
+                t = (t + np.uint64(1)) & mask
+            nk[t], nid[t] = hk[s], hid[s]
+    return nk, nid
+
+
+@njit(**JIT)
+def intern(buf, n, hk, hid, starts, data, cnt):
+    """The number of row ``buf[:n]``, adding it if new (numbers in order of first appearance).
+
+    Returns ``(number, hk, hid, starts, data)``: the arrays grow when full.
+    """
+    z = _row_hash(buf, n)
+    mask = np.uint64(hid.shape[0] - 1)
+    s = z & mask
+    while hid[s] >= 0:
+        q = hid[s]
+        if hk[s] == z and starts[q + 1] - starts[q] == n and np.array_equal(data[starts[q]:starts[q] + n], buf[:n]):
+            return q, hk, hid, starts, data
+        s = (s + np.uint64(1)) & mask
+    q = cnt[0]
+    if q + 2 > starts.shape[0]:
+        grown = np.zeros(2 * starts.shape[0], np.int64)
+        grown[:q + 1] = starts[:q + 1]
+        starts = grown
+    if cnt[1] + n > data.shape[0]:
+        grown = np.zeros(max(2 * data.shape[0], cnt[1] + n), np.int64)
+        grown[:cnt[1]] = data[:cnt[1]]
+        data = grown
+    data[cnt[1]:cnt[1] + n] = buf[:n]
+    cnt[1] += n
+    starts[q + 1] = cnt[1]
+    hk[s], hid[s] = z, q
+    cnt[0] = q + 1
+    if 2 * cnt[0] > hid.shape[0]:
+        hk, hid = _rehash(hk, hid, starts, data)
+    return q, hk, hid, starts, data
+
+
+# ====================================================================== the last follower
+# An outcome of a round is a list of (loser role, winner role, payout, share) entries,
+# shares in units of 1/SHARE_UNIT (every 1/(losers tied * winners tied) is a whole
+# number of units for up to 6 players).
+SHARE_UNIT = 3600
+MAX_ENTRIES = MAX_ROLES * (MAX_ROLES - 1)
+
+
+@njit(**JIT)
+def judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, out):
+    """The outcome of a round by the rules kernel: ``out[:n]`` packed entries
+    ``loser | winner << 3 | payout << 6 | share << 20``, sorted; returns n.
+
+    Roll-offs are fair: each player tied for the loss loses with the same
+    probability, then each tied for the win among the others wins with the same.
+    Payouts are capped at ``cap`` (no more tokens can move).
+    """
+    rescue = R.is_rescue(hands, m, prm)
+    for j in range(m):
+        keys[j] = R.order_key(hands[j], throws[j], rescue, rank, prm)
+    nl = R.extreme_keys(keys, m, True, -1, tl)
+    n = 0
+    for a in range(nl):
+        jl = tl[a]
+        nw = R.extreme_keys(keys, m, False, jl, tw)
+        for b in range(nw):
+            jw = tw[b]
+            pay = min(R.payout(hands, m, jw, jl, rescue, phase, value, prm), cap)
+            out[n] = jl | (jw << 3) | (pay << 6) | ((SHARE_UNIT // (nl * nw)) << 20)
+            n += 1
+    out[:n].sort()
+    return n
+
+
+@njit(**JIT)
+def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm):
+    """Every outcome of the round after each last-follower context, hand and throws.
+
+    Returns ``(outcome, starts, data)``: ``outcome[x, slot, h]`` numbers the distinct
+    outcomes (-1 for unused slots), whose packed entries are ``data[starts[e]:starts[e+1]]``.
+    """
+    nx = rep_h.shape[0]
+    hands = np.zeros(m, np.int64)
+    throws = np.zeros(m, np.int64)
+    keys = np.zeros(m, np.int64)
+    tl = np.zeros(m, np.int64)
+    tw = np.zeros(m, np.int64)
+    buf = np.zeros(MAX_ENTRIES, np.int64)
+    hk, hid, starts, data, cnt = interner(1024)
+    outcome = np.full((nx, 3, _NH), -1, np.int32)
+    for x in range(nx):
+        c = rep_f[x, 0]
+        hands[:m - 1], throws[:m - 1] = rep_h[x], rep_f[x]
+        for slot in range(1 if exact else c):
+            throws[m - 1] = throws_of(slot, c, exact)
+            for h in range(_NH):
+                hands[m - 1] = h
+                n = judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, buf)
+                e, hk, hid, starts, data = intern(buf, n, hk, hid, starts, data, cnt)
+                outcome[x, slot, h] = e
+    return outcome, starts[:cnt[0] + 1].copy(), data[:cnt[1]].copy()
+
+
+# ====================================================================== minimisation
+@njit(**JIT)
+def minimise_level(trans, count, label, nxt, exact):
+    """Contexts of one level that lead to the same next contexts are one.
+
+    Context x's row is its count, its label (what a table policy deciding there
+    reads, -1 for none) and ``nxt[trans[x, slot, h]]`` for every slot and hand:
+    the numbers of the next level's merged contexts (or merged outcomes). Returns
+    ``(ids, starts, data)``: each context's merged number and the merged rows.
+    """
+    nx = trans.shape[0]
+    buf = np.zeros(2 + 3 * _NH, np.int64)
+    hk, hid, starts, data, cnt = interner(max(16, nx // 4))
+    ids = np.empty(nx, np.int64)
+    for x in range(nx):
+        c = count[x]
+        buf[0], buf[1] = c, label[x]
+        n = 2
+        for slot in range(1 if exact else c):
+            for h in range(_NH):
+                buf[n] = nxt[trans[x, slot, h]]
+                n += 1
+        ids[x], hk, hid, starts, data = intern(buf, n, hk, hid, starts, data, cnt)
+    return ids, starts[:cnt[0] + 1].copy(), data[:cnt[1]].copy()
+
+
+@njit(**JIT)
+def targets(rep_h, rank):
+    """The hand a table policy sees as its target: the worst so far by the ranking alone."""
+    out = np.empty(rep_h.shape[0], np.int64)
+    for x in range(rep_h.shape[0]):
+        w = rep_h[x, 0]
+        for j in range(1, rep_h.shape[1]):
+            if rank[rep_h[x, j]] > rank[w]:
+                w = rep_h[x, j]
+        out[x] = w
+    return out
+
+
+# ====================================================================== the game
+@njit(**JIT)
+def _settle_one(pot, tok, out, place, nout0, lo, w, p, n, prm, order, m, shares):
+    """Settle one outcome (loser seat ``lo``, winner seat ``w``, payout p): tokens, going out,
+    the end. ``tok``/``out``/``place`` are updated; returns ``(ended, pot, newly out)``.
+
+    ``shares[0, j]``/``shares[1, j]``: how many share the loss / the win that role j
+    (``order[j]``) holds a part of, 0 if none, for the roles whose game is over.
+    """
+    phase = R.phase_of(pot)
+    swing, pot2 = R.settle(phase, pot, tok, w, lo, p)
+    nout = R.go_out(phase, pot2, tok, out, place, nout0, w, n)
+    shares[:, :] = 0
+    if R.game_over(n, nout, prm):
+        win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
+        nw, nl = R.sharers(n, win_mask), R.sharers(n, lose_mask)
+        for j in range(m):
+            s = order[j]
+            shares[0, j] = nl if (lose_mask >> s) & 1 else 0
+            shares[1, j] = nw if (win_mask >> s) & 1 and nout0 == 0 else 0
+        return True, pot2, nout - nout0
+    for j in range(m):  # those going out now never pay; the first to go out share the win
+        if out[order[j]] == 1 and nout0 == 0:
+            shares[1, j] = nout - nout0
+    return False, pot2, nout - nout0
+
+
+@njit(**JIT)
+def settle_states(pots, toks, outs, leaders, P, prm, ended, nxt_pot, nxt_lead, nxt_mask, nxt_tok, perm, shares):
+    """Every outcome (loser role l, winner role w, payout p < P) of every state, by the rules kernel.
+
+    A state is the pot, the tokens and out flags by seat and the leading seat.
+    Fills, at ``[s, l, w, p]``: ``ended`` (-1 for l == w or a role not in play, 1 when
+    the game ends, else 0), the next state (``nxt_pot``, ``nxt_lead``, the out mask
+    ``nxt_mask``, ``nxt_tok[..., seat]``), ``perm[..., j]`` the next round's role of
+    role j's player (-1 out) and ``shares[..., 0 or 1, j]`` as :func:`_settle_one`.
+    Players out before the state hold place 0: they are out of every round after.
+    """
+    n = toks.shape[1]
+    tok = np.zeros(n, np.int64)
+    out = np.zeros(n, np.int64)
+    place = np.zeros(n, np.int64)
+    order = np.zeros(n, np.int64)
+    order2 = np.zeros(n, np.int64)
+    sh = np.zeros((2, n), np.int64)
+    for s in range(pots.shape[0]):
+        m = R.playing_order(leaders[s], outs[s], n, order)
+        nout0 = 0
+        for q in range(n):
+            nout0 += outs[s, q]
+        for lo in range(m):
+            for w in range(m):
+                if lo == w:
+                    continue
+                for p in range(1, P):
+                    tok[:], out[:], place[:] = toks[s], outs[s], 0
+                    fin, pot2, newly = _settle_one(pots[s], tok, out, place, nout0, order[lo], order[w], p, n,
+                                                   prm, order, m, sh)
+                    ended[s, lo, w, p] = 1 if fin else 0
+                    shares[s, lo, w, p] = sh
+                    nxt_pot[s, lo, w, p] = pot2
+                    nxt_tok[s, lo, w, p] = tok
+                    mask = 0
+                    for q in range(n):
+                        mask |= out[q] << q
+                    nxt_mask[s, lo, w, p] = mask
+                    perm[s, lo, w, p] = -1
+                    if fin:
+                        continue
+                    nl = R.next_leader(leaders[s], order[lo], order[w], out, n, prm)
+                    nxt_lead[s, lo, w, p] = nl
+                    m2 = R.playing_order(nl, out, n, order2)
+                    for j in range(m):
+                        for r in range(m2):
+                            if order2[r] == order[j]:
+                                perm[s, lo, w, p, j] = r
+
+
+
+# ====================================================================== a round
+# What each player plays in the *actual*
+# world (component K-1 when it differs from the profile's): the profile's keep, its own best
+# keep for component K-1, a table's keep, or the keep of a profile solved just before
+ACT_PROFILE, ACT_BEST, ACT_TABLE, ACT_FIXED = 0, 1, 2, 3
+RANDOM_KEEP = -1  # a table entry meaning "uniform over the legal keeps" (the random policy)
+
+
+@njit(inline="always", **JIT)
+def _keep_values(level, kv, kt):
+    """``kv[k, j]``: expected ``level[hand, j]`` after keeping k (a partial keep) and throwing the rest,
+    one die at a time (``_die_steps``). ``len(kt)`` is the number of components K (``kt``: a tuple of
+    K zeros, whose length the compiler knows, or an array, read at run time)."""
+    for r in range(_STEP2.shape[0]):
+        k = _STEP2[r, 0]
+        for j in range(len(kt)):
+            kv[k, j] = (level[_STEP2[r, 1], j] + level[_STEP2[r, 2], j] + level[_STEP2[r, 3], j]
+                        + level[_STEP2[r, 4], j] + level[_STEP2[r, 5], j] + level[_STEP2[r, 6], j]) * _SIXTH
+    for r in range(_STEP1.shape[0]):
+        k = _STEP1[r, 0]
+        for j in range(len(kt)):
+            kv[k, j] = (kv[_STEP1[r, 1], j] + kv[_STEP1[r, 2], j] + kv[_STEP1[r, 3], j] + kv[_STEP1[r, 4], j]
+                        + kv[_STEP1[r, 5], j] + kv[_STEP1[r, 6], j]) * _SIXTH
+    for j in range(len(kt)):
+        kv[_EMPTY, j] = (kv[_STEP0[0], j] + kv[_STEP0[1], j] + kv[_STEP0[2], j] + kv[_STEP0[3], j]
+                         + kv[_STEP0[4], j] + kv[_STEP0[5], j]) * _SIXTH
+
+
+@njit(inline="always", **JIT)
+def _best_by(h, comp, first, stop_row, kv, vals):
+    """The first keep of ``HAND_KEEPS[h, first:]`` whose component ``comp`` is best (ties within
+    KEEP_TIE go to the earlier keep, as the 2-player solver's ``_best_keep``). Stopping, the
+    first keep of every hand, is worth ``vals[stop_row]``."""
+    t0 = _PK_START[h]
+    if first == 0:
+        bk = _FULL + h
+        best = vals[stop_row, comp]
+    else:
+        bk = _PK[t0]
+        best = kv[bk, comp]
+        t0 += 1
+    for t in range(t0, _PK_START[h + 1]):
+        k = _PK[t]
+        v = kv[k, comp]
+        if v > best + KEEP_TIE:
+            best = v
+            bk = k
+    return bk
+
+
+@njit(inline="always", **JIT)
+def _random_value(h, j, first, stop_row, kv, vals):
+    """Component j of the uniform choice among the legal keeps of hand h (the random policy)."""
+    acc = 0.0
+    for t in range(first, _N_HAND_KEEPS[h]):
+        kk = _HAND_KEEPS[h, t]
+        acc += vals[stop_row, j] if kk == _FULL + h else kv[kk, j]
+    return acc / (_N_HAND_KEEPS[h] - first)
+
+
+@njit(inline="always", **JIT)
+def _keep_row(k, h, j, stop_row, kv, vals):
+    return vals[stop_row, j] if k == _FULL + h else kv[k, j]
+
+
+@njit(**JIT)
+def _tie_spread(h, bk, role, first, Kp, stop_row, kv, vals, spread):
+    """``spread[0]``: the largest difference, in another role's component, between the keep taken
+    and any keep the chooser is indifferent to (within KEEP_TIE): what the tie order decides."""
+    best = _keep_row(bk, h, role, stop_row, kv, vals)
+    for t in range(first, _N_HAND_KEEPS[h]):
+        k = _HAND_KEEPS[h, t]
+        if k == bk or abs(_keep_row(k, h, role, stop_row, kv, vals) - best) > KEEP_TIE:
+            continue
+        for j in range(Kp):
+            if j != role:
+                spread[0] = max(spread[0], abs(_keep_row(k, h, j, stop_row, kv, vals)
+                                                - _keep_row(bk, h, j, stop_row, kv, vals)))
+
+
+@njit(inline="always", **JIT)
+def _decide_all(made, tix, first, role, Kp, kt, act, table, kv, vals, new, dec, spread):
+    """Every hand's decision after ``made`` throws; ``new[h, j]`` its values.
+
+    Components ``0..Kp-1`` follow the profile's keep, the last (when there are more
+    than ``Kp``) the keep played as ``act`` says. With a ``spread`` array of one
+    entry, the tie order's weight is measured (:func:`_tie_spread`).
+    """
+    K = len(kt)
+    for h in range(_NH):
+        stop_row = tix[made - 1, h]
+        bk = _best_by(h, role, first, stop_row, kv, vals) if Kp > 0 else -1
+        if spread.shape[0] > 0 and Kp > 0:
+            _tie_spread(h, bk, role, first, Kp, stop_row, kv, vals, spread)
+        if act == ACT_PROFILE:
+            ka = bk
+        elif act == ACT_BEST:
+            ka = _best_by(h, K - 1, first, stop_row, kv, vals)
+        else:  # ACT_TABLE, ACT_FIXED
+            ka = table[made - 1, h]
+        src = bk if Kp > 0 else ka
+        if src == _FULL + h:
+            for j in range(len(kt)):
+                new[h, j] = vals[stop_row, j]
+        elif src >= 0:
+            for j in range(len(kt)):
+                new[h, j] = kv[src, j]
+        else:
+            for j in range(len(kt)):
+                new[h, j] = _random_value(h, j, first, stop_row, kv, vals)
+        if K > Kp and ka != src:
+            if ka == _FULL + h:
+                new[h, K - 1] = vals[stop_row, K - 1]
+            elif ka >= 0:
+                new[h, K - 1] = kv[ka, K - 1]
+            else:
+                new[h, K - 1] = _random_value(h, K - 1, first, stop_row, kv, vals)
+        dec[made - 1, h] = ka
+
+
+@njit(**JIT)
+def player_turn(vals, tix, c, first, role, Kp, kt, act, table, level, new, kv, dec, out, spread):
+    """One player's turn of up to c throws, by backward induction.
+
+    ``vals[tix[f-1, h]]``: the utilities when the turn ends on h after f throws.
+    ``first`` is 1 where stopping before the count is not allowed (an exact follower).
+    The profile's keep maximises component ``role`` (when there is a profile,
+    ``Kp > 0``: components ``0..Kp-1``); in the actual world (the last component,
+    when there are more than ``Kp``) the player plays as ``act`` says. ``dec[made-1, h]``
+    receives the keep played; ``out`` the utilities before the first throw.
+    """
+    for h in range(_NH):
+        for j in range(len(kt)):
+            level[h, j] = vals[tix[c - 1, h], j]
+    for made in range(c - 1, 0, -1):
+        _keep_values(level, kv, kt)
+        _decide_all(made, tix, first, role, Kp, kt, act, table, kv, vals, new, dec, spread)
+        for h in range(_NH):
+            for j in range(len(kt)):
+                level[h, j] = new[h, j]
+    for j in range(len(kt)):
+        acc = 0.0
+        for h in range(_NH):
+            acc += _P0[h] * level[h, j]
+        out[j] = acc
+
+
+@njit(inline="always", **JIT)
+def _follower_tix(g, c, exact, row_start, trans, tix):
+    """``tix[f-1, h]``: where context g's follower ends after f throws on h."""
+    base = row_start[g]
+    for f in range(1, c + 1):
+        if exact and f < c:
+            continue
+        slot = 0 if exact else f - 1
+        for h in range(_NH):
+            tix[f - 1, h] = trans[base + slot * _NH + h]
+
+
+@njit(**JIT)
+def _final_values(S, fin_start, fin_cls, fin_w, G, K, vals):
+    """``vals[G + e]``: the utilities after outcome e, from the utilities ``S`` of each outcome class."""
+    for e in range(fin_start.shape[0] - 1):
+        for j in range(K):
+            acc = 0.0
+            for t in range(fin_start[e], fin_start[e + 1]):
+                acc += fin_w[t] * S[fin_cls[t], j]
+            vals[G + e, j] = acc
+
+
+@njit(**JIT)
+def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, row_start, trans, vals, dec, spread):
+    """Every context of one level (numbers lo..hi-1): its follower's turn; ``vals[g]`` its utilities.
+
+    The follower plays ``tables[target, count-1]`` (ACT_TABLE) or ``fixed[g]`` (ACT_FIXED)."""
+    first = 1 if exact else 0
+    K = len(kt)
+    level = np.empty((_NH, K))
+    new = np.empty((_NH, K))
+    kv = np.empty((_N_PARTIAL, K))
+    tix = np.zeros((3, _NH), np.int64)
+    out = np.empty(K)
+    for g in range(lo, hi):
+        c = ctx_c[g]
+        _follower_tix(g, c, exact, row_start, trans, tix)
+        table = fixed[g] if act == ACT_FIXED else tables[ctx_target[g], c - 1]
+        player_turn(vals, tix, c, first, role, Kp, kt, act, table, level, new, kv, dec[g], out, spread)
+        for j in range(K):
+            vals[g, j] = out[j]
+
+
+@njit(inline="always", **JIT)
+def _throw_kept(km, nxt):
+    """``nxt[h]``: the probability of hand h after the keeps held with probabilities ``km[k]``
+    throw their other dice, one die at a time (as ``_keep_values``, forwards)."""
+    e = km[_EMPTY] * _SIXTH
+    for x in range(6):
+        km[_STEP0[x]] += e
+    for r in range(_STEP1.shape[0]):
+        e = km[_STEP1[r, 0]] * _SIXTH
+        for x in range(6):
+            km[_STEP1[r, 1 + x]] += e
+    nxt[:] = 0.0
+    for r in range(_STEP2.shape[0]):
+        e = km[_STEP2[r, 0]] * _SIXTH
+        for x in range(6):
+            nxt[_STEP2[r, 1 + x]] += e
+
+
+@njit(**JIT)
+def turn_distribution(dec, c, first, cur, nxt, km, fin):
+    """``fin[f-1, h]``: the probability that a turn of up to c throws played by ``dec[made-1, h]``
+    ends on h after f throws (RANDOM_KEEP: each legal keep alike)."""
+    fin[:, :] = 0.0
+    for h in range(_NH):
+        cur[h] = _P0[h]
+    for made in range(1, c):
+        km[:] = 0.0
+        for h in range(_NH):
+            mh = cur[h]
+            k = dec[made - 1, h]
+            if k == _FULL + h:
+                fin[made - 1, h] += mh
+            elif k >= 0:
+                km[k] += mh
+            else:
+                share = mh / (_N_HAND_KEEPS[h] - first)
+                for t in range(first, _N_HAND_KEEPS[h]):
+                    kk = _HAND_KEEPS[h, t]
+                    if kk == _FULL + h:
+                        fin[made - 1, h] += share
+                    else:
+                        km[kk] += share
+        _throw_kept(km, nxt)
+        cur[:] = nxt
+    for h in range(_NH):
+        fin[c - 1, h] += cur[h]
+
+
+@njit(**JIT)
+def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, fin_start, fin_cls, fin_w,
+             mass, dist):
+    """The round's outcome distribution under the keeps played: ``dist[class]``."""
+    G = lvl_start[m - 1]
+    mass[:] = 0.0
+    cur = np.empty(_NH)
+    nxt = np.empty(_NH)
+    km = np.empty(_N_PARTIAL)
+    fin = np.zeros((3, _NH))
+    tix = np.zeros((3, _NH), np.int64)
+    turn_distribution(lead_dec, L, 0, cur, nxt, km, fin)
+    for c in range(1, L + 1):
+        for h in range(_NH):
+            mass[lead_next[c - 1, h]] += fin[c - 1, h]
+    first = 1 if exact else 0
+    for g in range(G):
+        mg = mass[g]
+        if mg == 0.0:
+            continue
+        c = ctx_c[g]
+        turn_distribution(dec[g], c, first, cur, nxt, km, fin)
+        _follower_tix(g, c, exact, row_start, trans, tix)
+        for f in range(1, c + 1):
+            for h in range(_NH):
+                if fin[f - 1, h] != 0.0:
+                    mass[tix[f - 1, h]] += mg * fin[f - 1, h]
+    dist[:] = 0.0
+    for e in range(fin_start.shape[0] - 1):
+        me = mass[G + e]
+        if me != 0.0:
+            for t in range(fin_start[e], fin_start[e + 1]):
+                dist[fin_cls[t]] += me * fin_w[t]
+
+
+@njit(**JIT)
+def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
+                trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread):
+    """One round from the utilities ``S[class, j]`` of its outcome classes; ``out[j]`` the utilities
+    before the leader's first throw.
+
+    Backward induction: the last follower in every context it can meet, then each
+    earlier follower, then the leader (roles ``m-1`` down to 0; role i plays as
+    ``acts[i]``, from ``foll_tables[i]`` or ``lead_table`` where it plays a table, from
+    ``fixed[g]`` or ``lead_table`` where it plays keeps fixed before, ACT_FIXED).
+    ``dec[g]`` and ``lead_dec`` receive the keeps played; with ``want_dist``, ``dist``
+    the outcome distribution under them. ``len(kt)``: the number of components K (see ``_keep_values``).
+    ``spread``: an empty array, or one entry that receives the tie order's weight.
+    """
+    G = lvl_start[m - 1]
+    K = len(kt)
+    _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
+    for i in range(m - 1, 0, -1):
+        _level(lvl_start[i - 1], lvl_start[i], i, exact, Kp, kt, acts[i], foll_tables[i], fixed, ctx_c, ctx_target,
+               row_start, trans, vals, dec, spread)
+    level = np.empty((_NH, K))
+    new = np.empty((_NH, K))
+    kv = np.empty((_N_PARTIAL, K))
+    player_turn(vals, lead_next, L, 0, 0, Kp, kt, acts[0], lead_table, level, new, kv, lead_dec, out, spread)
+    if want_dist:
+        _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, fin_start, fin_cls,
+                 fin_w, mass, dist)
+
+
+
+@njit(**PARALLEL_JIT)
+def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
+                 row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread):
+    """:func:`solve_round` for a batch of states of the same contexts, in parallel over the states.
+
+    State b: ``S[b]``, ``acts[b]``, ``lead_tabs[b]`` and role i's follower table
+    ``foll_tabs[foll_idx[b, i]]``; ``out[b]`` and ``dist[b]`` receive its results.
+    Each state's round is played by one thread from start to end, in the work arrays
+    ``vals``, ``dec``, ``mass`` of that thread: results do not depend on the threads.
+    The caller sets numba's parallel chunk size to 1 (states go to the threads one at
+    a time: a thread slowed by another process on its core holds nobody up).
+    """
+    for b in prange(S.shape[0]):
+        t = numba.get_thread_id()
+        tabs = foll_tabs[foll_idx[b]]
+        lead_dec = np.zeros((2, _NH), np.int8)
+        sp = spread[b:b + 1] if spread.shape[0] > 0 else spread
+        solve_round(L, m, exact, Kp, kt, acts[b], lead_tabs[b], tabs, dec[t], S[b], lvl_start, ctx_c, ctx_target,
+                    row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], lead_dec,
+                    mass[t], out[b], dist[b], sp)
+
+
+
+@njit(**PARALLEL_JIT)
+def best_response_rounds(L, m, exact, kt, one, S_prof, S_dev, lvl_start, ctx_c, ctx_target, row_start, trans,
+                         lead_next, fin_start, fin_cls, fin_w, want_dist, vals_p, dec_p, vals_1, dec_1, mass, out,
+                         dist):
+    """Every role's best response in a batch of states, in parallel over the states.
+
+    State b: first the profile's round from ``S_prof[b]`` (m components, everyone
+    choosing), its keeps kept; then for each role r, one component, ``S_dev[b, r]``:
+    role r plays its best keeps against the others' kept ones. ``out[b, r]``: role r's
+    best-response utility; ``dist[b, r]``: the outcome distribution when r deviates.
+    About two profile rounds of work per state (instead of m rounds of m + 1
+    components, the others' choices recomputed beside the deviator's).
+    """
+    for b in prange(S_prof.shape[0]):
+        t = numba.get_thread_id()
+        acts = np.zeros(m, np.int64)
+        lead_p = np.zeros((2, _NH), np.int8)
+        no_tabs = np.zeros((m, 1, 3, 2, _NH), np.int8)
+        none = np.zeros(0)
+        solve_round(L, m, exact, m, kt, acts, lead_p, no_tabs, dec_p[t], S_prof[b], lvl_start, ctx_c, ctx_target,
+                    row_start, trans, lead_next, fin_start, fin_cls, fin_w, False, vals_p[t], dec_p[t], lead_p,
+                    mass[t], np.zeros(m), np.zeros(dist.shape[2]), none)
+        for r in range(m):
+            acts[:] = ACT_FIXED
+            acts[r] = ACT_BEST
+            lead_dec = np.zeros((2, _NH), np.int8)
+            solve_round(L, m, exact, 0, one, acts, lead_p, no_tabs, dec_p[t], S_dev[b, r], lvl_start, ctx_c,
+                        ctx_target, row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals_1[t],
+                        dec_1[t], lead_dec, mass[t], out[b, r:r + 1], dist[b, r], none)

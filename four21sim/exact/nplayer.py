@@ -1,0 +1,1017 @@
+"""The exact game for 2 to 6 players: an equilibrium with its certificate, and exact best responses.
+
+Each round is a game of perfect information: the leader chooses when to stop and
+what to keep (and so the count); each follower in turn sees the hands before it.
+Every player maximises its own *utility*: with ``objective="pay"`` the
+probability of not paying (not being the game's loser as docs/rules.md defines
+it; a loss shared by k tied losers counts 1/k), with ``objective="win"`` its win
+share. With two players both are the 2-player solver's (:mod:`four21sim.exact.two_player`).
+
+How it is solved
+----------------
+States are seen from the roles of the round: ``(pot, tokens of the leader, of the
+next seat, ...)``, every player in; values are vectors, one utility per role.
+
+- *A round*, given the values of the states it can lead to, is solved by backward
+  induction in playing order over **compact follower contexts**: what a follower
+  needs to know of the hands before it (the count, the worst key so far and the
+  roles holding it, the best key and the roles holding it, the cumulative sum,
+  what the nénette rescue needs), merged further wherever two contexts lead to the
+  same outcomes (:mod:`four21sim.exact._nplayer_kernels` says how; the outcome of
+  every round is judged by the rules kernel on a representative history). The
+  contexts are built once per (variant, players, phase).
+- *The décharge* (cyclic) is solved as :mod:`four21sim.exact.solver3` does: solve every
+  round against the current values, replace the values by the exact values of the
+  profile found (a sparse linear system), stop when the Bellman residual is below
+  ``tol``, or after ``stall`` iterations without progress (``converged`` False;
+  the profile with the smallest residual is kept and certified).
+- *The charge* (the pot only shrinks) is solved once per state by increasing pot.
+- Under ``end = last_holder`` a player going out leaves a game of fewer players,
+  solved first (with ``objective="pay"``: once someone is out nobody left can win,
+  and what is left at stake is who pays).
+
+Ties between keeps within 1e-12 for the player choosing go to the first in
+``dice.HAND_KEEPS`` order, as everywhere in the package; in a game of more than two
+players that choice can move the others' values (:func:`tie_spread` measures by how much).
+
+The certificate
+---------------
+For the profile found, each player's exact best response against the others'
+fixed strategies (in every round the profile is solved once and its keeps kept,
+then each role's best reply is one more pass with one utility component, the
+others playing the kept keeps, also after a deviation), solved by policy
+iteration: the exploitability is the largest gain of one player deviating alone,
+from the start and from any state.
+
+Best responses to a table
+-------------------------
+``solve(variant, players, against=[...])`` gives the exact best response of one
+seat to the others playing table policies (compiled tables in context modes 0 and 1,
+with the attributes of :class:`four21sim.policies.Policy`, as the engine
+reads them: a follower's target is the worst hand so far by the ranking; ``random``
+is the uniform choice among the legal keeps) or the equilibrium itself.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+from ..rules import dice
+from ..rules.variants import Variant
+from . import _nplayer_game as NG
+from . import _nplayer_kernels as NK
+from . import store
+
+__all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate", "verify",
+           "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective", "check_tokens"]
+
+OBJECTIVES = ("pay", "win")
+MAX_PLAYERS = 6
+# tokens above which a solve would not fit (memory, or hours), per number of players
+MAX_TOKENS = {2: 60, 3: 30, 4: 21, 5: 15, 6: 11}
+_NH = dice.N_HANDS
+
+
+def check_players(players) -> int:
+    """The number of players, checked (ValueError naming what is allowed)."""
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) \
+            or not 2 <= players <= MAX_PLAYERS:
+        raise ValueError(f"players: {players!r} is not allowed; allowed: 2 to {MAX_PLAYERS} (exact solver)")
+    return int(players)
+
+
+def check_objective(objective) -> str:
+    """The objective, checked (ValueError naming what is allowed)."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective: {objective!r} is not allowed; allowed: {', '.join(OBJECTIVES)}")
+    return objective
+
+
+def check_tokens(variant: Variant, n: int) -> None:
+    if variant.tokens > MAX_TOKENS[n]:
+        raise ValueError(f"tokens: {variant.tokens} is too many for the exact {n}-player solver; "
+                         f"allowed: 1 to {MAX_TOKENS[n]}")
+
+
+# ====================================================================== the equilibrium
+def _sub_values(subs: dict, objective: str, what: str = "value") -> dict:
+    """Utilities in the games of fewer players: theirs under ``pay``; nothing left to win under ``win``."""
+    return {k: (getattr(sol, what) if objective == "pay" else np.zeros_like(sol.value)) for k, sol in subs.items()}
+
+
+def _profile_values(game: NG.Game, dist: np.ndarray, objective: str, subs: dict) -> np.ndarray:
+    """The exact values ``[s, role]`` of the profile whose rounds have the outcome distributions ``dist``."""
+    subV = _sub_values(subs, objective)
+    every = np.arange(game.size)
+    return NG.evaluate(game, dist, NG.constant_part(game, every, dist, objective, subV, False), False)
+
+
+def _decharge_values(game: NG.Game, dist_dech: np.ndarray, objective: str, subs: dict) -> np.ndarray:
+    """The exact values ``[b, role]`` of the décharge states (``game.decharge()`` order) under ``dist_dech``."""
+    dech = game.decharge()
+    const = NG.constant_part(game, dech, dist_dech, objective, _sub_values(subs, objective), False)
+    return NG.evaluate(game, dist_dech, const, False, only_decharge=True)
+
+
+def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, dist):
+    """Solve every décharge round against the current values, evaluate the profile exactly, repeat.
+
+    Returns (iterations, residual, converged); ``V`` and ``dist`` are left as the
+    profile kept (the last one, or the one with the smallest residual).
+    """
+    dech = game.decharge()
+    subV = _sub_values(subs, objective)
+    best = None
+    it, residual = 0, 0.0
+    for it in range(1, max_iter + 1):
+        u, dist[dech] = rounds.run(dech, np.array([NG.succ(game, s, V, subV, objective) for s in dech]), game.n,
+                                   want_dist=True)
+        residual = float(np.abs(u - V[dech]).max())
+        if best is None or residual < best[0] * (1 - 1e-6):
+            best = (residual, V[dech].copy(), dist[dech].copy(), it)
+        if residual <= tol:
+            return it, residual, True
+        if it - best[3] >= stall:  # no progress: the iteration cycles
+            break
+        V[dech] = _decharge_values(game, dist[dech], objective, subs)
+    residual, V[dech], dist[dech], _ = best
+    return it, residual, False
+
+
+def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int, subs: dict):
+    """The equilibrium's profile: (game, rounds, basis, V, dist, iterations, residual, converged, timings)."""
+    t0 = time.perf_counter()
+    game = NG.role_game(variant, n)
+    rounds = NG.Rounds(game)
+    for m_ph in NG.PHASES:  # the contexts of the phases played (with few tokens, no décharge with all in)
+        if (game.pot == 0).any() if m_ph == "decharge" else (game.pot > 0).any():
+            rounds.contexts(n, m_ph)
+    t_setup = time.perf_counter() - t0
+    V = np.zeros((game.size, n))
+    dist = np.zeros((game.size, n, n, game.P))
+    it, residual, converged = 0, 0.0, True
+    if len(game.decharge()):
+        it, residual, converged = _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, dist)
+    basis = V.copy()
+    dech = game.decharge()
+    if len(dech):
+        V[dech] = _decharge_values(game, dist[dech], objective, subs)
+    t_dech = time.perf_counter() - t0 - t_setup
+    subV = _sub_values(subs, objective)
+    for group in game.charge_groups():
+        u, dist[group] = rounds.run(group, np.array([NG.succ(game, s, V, subV, objective) for s in group]), n,
+                                    want_dist=True)
+        V[group] = basis[group] = u
+    timings = {"setup_seconds": t_setup, "decharge_seconds": t_dech,
+               "charge_seconds": time.perf_counter() - t0 - t_setup - t_dech}
+    return game, rounds, basis, V, dist, it, residual, converged, timings
+
+
+
+# ====================================================================== the certificate
+def _deviator_utilities(game, states, W, subW, objective) -> np.ndarray:
+    """``[b, r, l, w, p]``: role r's utility after each outcome of ``states[b]``, from its best-response
+    values ``W`` (and ``subW`` in the games of fewer players)."""
+    out = np.zeros((len(states), game.n, game.n, game.n, game.P))
+    for b, s in enumerate(states):
+        term = game.term(s, objective)
+        for r in range(int(game.m[s])):
+            S = np.zeros((game.n, game.n, game.P, 1))
+            NG.fill_from(S, [0], game, s, W, subW, term, [r])
+            out[b, r] = S[..., 0]
+    return out
+
+
+def _br_rounds(game, rounds, states, base, subV, objective, W, subW, want_dist):
+    S_prof = np.array([NG.succ(game, s, base, subV, objective) for s in states])
+    return rounds.best_responses(states, S_prof, _deviator_utilities(game, states, W, subW, objective), want_dist)
+
+
+def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_iter):
+    """Each role's exact best-response utility ``W[s, r]`` against the profile (policy iteration).
+
+    The others' keeps are recomputed in every round from the values they were made
+    against: ``basis`` in the décharge, ``V_charge`` in the charge; ``V`` is the
+    profile's exact value, where the iteration starts. Returns (W, iterations).
+    """
+    subV, subW = _sub_values(subs, objective), _sub_values(subs, objective, "best_value")
+    W = V.copy()
+    dech = game.decharge()
+    it = 0
+    for it in range(1, max_iter + 1 if len(dech) else 1):  # noqa: B007  (the count is returned)
+        u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, True)
+        residual = float(np.abs(u - W[dech]).max())
+        if residual <= tol:
+            break
+        const = NG.constant_part(game, dech, dist, objective, subW, True)
+        W[dech] = NG.evaluate(game, dist, const, True, only_decharge=True)
+    for group in game.charge_groups():
+        W[group] = _br_rounds(game, rounds, group, V_charge, subV, objective, W, subW, False)[0]
+    return W, it
+
+
+# ====================================================================== the solution
+@dataclass(eq=False)
+class NSolution:
+    """An equilibrium of the n-player game of a variant, with its certificate.
+
+    Attributes
+    ----------
+    variant, players, objective
+    states : list
+        ``(pot, tokens by role)`` of every state with every player in, role 0 leading.
+    value : ndarray
+        ``value[s, j]``: the utility of the player in role j (P(not paying) or win share).
+    p_pay, p_win : ndarray
+        ``[s, j]``: P(paying) and expected win share under the profile.
+    rounds : ndarray
+        Expected rounds to the end from each state.
+    gain : ndarray
+        ``[s, j]``: what the player in role j gains (in utility) by its best response.
+    basis : ndarray
+        ``[s, j]``: the values the choices were made against, from which every decision
+        is recomputed (:meth:`keep`): a décharge state's choices are best against
+        ``basis`` (the last iterate), a charge state's against ``value`` in the décharge
+        and ``basis`` in the charge.
+    iterations, residual, converged
+        The décharge iteration: how many, the Bellman residual of the profile kept, and
+        whether it reached ``tol`` (otherwise it cycled; the certificate judges the profile).
+    br_iterations : int
+        Policy-iteration steps of the best responses (all roles together).
+    seconds, certificate_seconds : float
+    subs : dict
+        The games of k players left (k < players) under ``end = last_holder``.
+    dist : ndarray
+        ``[s, l, w, p]``: each round's outcome distribution (loser role, winner role,
+        payout) under the profile: the Markov chain of the game.
+    info : dict
+        Timings, sizes, peak memory.
+    """
+
+    variant: Variant
+    players: int
+    objective: str
+    states: list
+    value: np.ndarray
+    p_pay: np.ndarray
+    p_win: np.ndarray
+    rounds: np.ndarray
+    gain: np.ndarray
+    basis: np.ndarray
+    iterations: int
+    residual: float
+    converged: bool
+    br_iterations: int
+    seconds: float
+    certificate_seconds: float
+    subs: dict
+    dist: np.ndarray
+    info: dict = field(default_factory=dict)
+
+    @property
+    def start(self) -> int:
+        """The index of the first state: every token in the pot, seat 0 leading."""
+        return self.states.index((self.variant.tokens, (0,) * self.players))
+
+    @property
+    def seat_p_pay(self) -> np.ndarray:
+        """P(seat s pays) from the start (seat 0 leads the first round)."""
+        return self.p_pay[self.start].copy()
+
+    @property
+    def seat_p_win(self) -> np.ndarray:
+        """Expected win share of seat s from the start."""
+        return self.p_win[self.start].copy()
+
+    @property
+    def expected_rounds(self) -> float:
+        """Expected number of rounds of a whole game."""
+        return float(self.rounds[self.start])
+
+    @property
+    def best_value(self) -> np.ndarray:
+        """``[s, j]``: the utility of role j's best response against the others' profile."""
+        return self.value + self.gain
+
+    @property
+    def exploitability(self) -> float:
+        """Largest gain of a unilateral deviation from the start of the game (utility)."""
+        return float(max(0.0, self.gain[self.start].max()))
+
+    @property
+    def gain_any_state(self) -> float:
+        """Largest gain of a unilateral deviation from any state, any role."""
+        return float(max(0.0, self.gain.max()))
+
+    @cached_property
+    def _choice_values(self) -> np.ndarray:
+        dech = np.array([pot == 0 for pot, _ in self.states])
+        return np.where(dech[:, None], self.value, self.basis)
+
+    def choice_values(self) -> np.ndarray:
+        """``[s, j]``: the values each state's choices were made against (see ``basis``)."""
+        return self._choice_values
+
+    @cached_property
+    def _index(self) -> dict:
+        return {st: i for i, st in enumerate(self.states)}
+
+    @cached_property
+    def _round_solver(self):
+        return NG.Rounds(NG.role_game(self.variant, self.players)), _Decisions()
+
+    def keep(self, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> int:
+        """The keep (``dice`` keep index; ``FULL_KEEP + hand`` stops) of the player in ``role`` in ``state``
+        (pot, tokens by role), after the hands (and throws) of the roles before it, holding ``hand``
+        after ``made`` throws. A ``RANDOM_KEEP`` never occurs in an equilibrium."""
+        key = (int(state[0]), tuple(int(x) for x in state[1]))
+        if key not in self._index:
+            raise ValueError(f"state: {state!r} is not allowed; allowed: (pot, tokens by role) of a state with every "
+                             f"player in, adding up to {self.variant.tokens}")
+        s = self._index[key]
+        game = NG.role_game(self.variant, self.players)
+        rounds, decisions = self._round_solver
+
+        def build():
+            S = NG.succ(game, s, self.choice_values(), _sub_values(self.subs, self.objective), self.objective)
+            return rounds.decisions(s, S, self.players)
+
+        limit = NG.limit(self.variant, "charge" if key[0] > 0 else "decharge")
+        return decisions.keep(s, build, limit, self.players, role, hands, throws, made, hand, self.variant)
+
+    def summary(self) -> dict:
+        """Per seat P(pay) and win share, and the solve's measures, as JSON-able numbers."""
+        return {"variant": self.variant.describe(), "options": self.variant.options(), "players": self.players,
+                "objective": self.objective,
+                "seats": [{"seat": s, "p_pay": float(self.seat_p_pay[s]), "p_win": float(self.seat_p_win[s])}
+                          for s in range(self.players)],
+                "expected_rounds": self.expected_rounds, "exploitability": self.exploitability,
+                "exploitability_any_state": self.gain_any_state, "converged": self.converged,
+                "residual": self.residual, "iterations": self.iterations, "br_iterations": self.br_iterations,
+                "seconds": self.seconds, "certificate_seconds": self.certificate_seconds,
+                "from_cache": bool(self.info.get("from_cache", False))}
+
+
+def _peak_mib() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
+                       certify: bool) -> NSolution:
+    subs = {k: _equilibrium(variant, k, "pay", tol, max_iter, stall, certify)
+            for k in range(2, n) if variant.end == "last_holder"}
+    t0 = time.perf_counter()
+    game, rounds, basis, V, dist, it, residual, converged, timings = _solve_profile(
+        variant, n, objective, tol, max_iter, stall, subs)
+    values = {o: _profile_values(game, dist, o, subs) for o in OBJECTIVES}
+    const = np.ones((game.size, n))
+    for k, sub in subs.items():  # rounds played in the game left
+        there = (game.sub == k) & (game.ended == 0)
+        const[:, 0] += (dist * np.where(there, sub.rounds[np.where(there, game.nxt, 0)], 0.0)).sum(axis=(1, 2, 3))
+    rounds_left = NG.evaluate(game, dist, const, False, tracked="same")[:, 0]
+    seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    gain = np.zeros((game.size, n))
+    br_it = 0
+    if certify:
+        V_charge = np.where((game.pot == 0)[:, None], values[objective], basis)
+        W, br_it = _best_responses(game, rounds, basis, V_charge, values[objective], objective, subs, tol,
+                                   max_iter)
+        gain = W - values[objective]
+    info = dict(timings, value_gap=float(np.abs(values[objective] - V).max()), states=game.size,
+                decharge_states=len(game.decharge()), contexts_seconds=rounds.seconds_contexts,
+                contexts={f"{m}:{ph}": ct.info for (m, ph), ct in rounds._ctx.items()}, peak_mib=_peak_mib())
+    return NSolution(variant, n, objective, game.states, values[objective], 1.0 - values["pay"], values["win"],
+                     rounds_left, gain, basis, it, residual, converged, br_it, seconds, time.perf_counter() - t1,
+                     subs, dist, info)
+
+
+# the modules whose code decides a solution: a change to any of them makes new disk-cache entries
+_CODE = ("exact/nplayer", "exact/_nplayer_game", "exact/_nplayer_kernels", "exact/_two_player_kernels",
+         "rules/kernel", "rules/dice", "rules/variants", "exact/store")
+
+
+@lru_cache(maxsize=16)
+def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
+                 certify: bool) -> NSolution:
+    """The equilibrium, from this process's memory, the disk store (verified), or solved and stored."""
+    key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
+                          max_iter=max_iter, stall=stall, certify=certify, format=FORMAT,
+                          code=store.code_hash(_CODE))
+    hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry))
+    if hit is not None:
+        sol = from_arrays(variant, hit)
+        if sol is not None:
+            return sol
+    sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify)
+    store.store(key, *to_arrays(sol))
+    return sol
+
+
+def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against=None, seat: int = 0,
+          tol: float = 1e-13, max_iter: int = 200, stall: int = 10, certify: bool = True):
+    """Solve the ``players``-player game of ``variant`` exactly.
+
+    Parameters
+    ----------
+    variant : Variant
+    players : int
+        2 to 6 (:data:`MAX_TOKENS` gives the tokens each takes).
+    objective : {'pay', 'win'}
+        What each player maximises: P(not paying) or its win share.
+    against : sequence, optional
+        The other seats' play, in seat order (seat ``seat`` left out): compiled table
+        policies (objects with ``kind``, ``ctx_mode``, ``lead``, ``foll``, ``variant`` as
+        :class:`four21sim.policies.Policy` has them; :func:`four21sim.policies.best_response`
+        takes policy names), ``"equilibrium"`` or an :class:`NSolution`. Then the result is
+        the exact best response of seat ``seat`` (:class:`BestResponse`).
+    seat : int
+        With ``against``: the seat of the best responder (seat 0 leads the first round).
+    tol : float
+        Bellman residual at which the décharge iteration stops.
+    max_iter, stall : int
+        Caps on the décharge iterations (and the policy iteration of the best
+        responses); the décharge also stops after ``stall`` iterations without a smaller residual.
+    certify : bool
+        Compute every role's best response (the exploitability). Without it ``gain`` is zero.
+
+    Returns
+    -------
+    NSolution or BestResponse
+
+    Raises
+    ------
+    ValueError
+        For a bad argument, named with what is allowed.
+    """
+    if not isinstance(variant, Variant):
+        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a four21sim.Variant")
+    n = check_players(players)
+    check_objective(objective)
+    check_tokens(variant, n)
+    if against is not None:
+        return _solve_against(variant, n, objective, against, seat, tol, max_iter, stall)
+    return _equilibrium(variant, n, objective, float(tol), int(max_iter), int(stall), bool(certify))
+
+
+
+
+_EQUILIBRIUM_NAMES = ("equilibrium", "optimal")
+
+
+def _against_help(n: int) -> str:
+    return (f"{n - 1} entries, one per other seat in seat order: a compiled table "
+            "policy (context mode 0 or 1), 'equilibrium' (or 'optimal': the equilibrium where each minimises "
+            "its P(pay)), or an NSolution of this game")
+
+
+def _resolve_one(variant: Variant, n: int, objective: str, entry, eq_cache: dict):
+    """One other seat's play: ('table', policy) or ('equilibrium', NSolution)."""
+    if isinstance(entry, str) and entry.strip().lower() in _EQUILIBRIUM_NAMES:
+        obj = objective if entry.strip().lower() == "equilibrium" else "pay"
+        if obj not in eq_cache:
+            eq_cache[obj] = solve(variant, n, obj)
+        return "equilibrium", eq_cache[obj]
+    if isinstance(entry, NSolution):
+        if entry.variant != variant or entry.players != n:
+            raise ValueError(f"against: a solution of {entry.variant.describe()} with {entry.players} players is "
+                             f"not allowed; allowed: one of {variant.describe()} with {n} players")
+        return "equilibrium", entry
+    if isinstance(entry, str):
+        # names belong to the policy registry, a layer above this one: it compiles them
+        # (four21sim.policies.against) and hands the tables down
+        raise ValueError(f"against: {entry!r} is not allowed here; allowed: 'equilibrium', 'optimal', or a "
+                         "compiled table policy (four21sim.policies.best_response takes policy names)")
+    return "table", _check_table(variant, entry)
+
+
+def _check_table(variant: Variant, pol):
+    kind, mode = getattr(pol, "kind", None), getattr(pol, "ctx_mode", None)
+    name = getattr(pol, "name", pol)
+    if kind not in ("table", "random") or (kind == "table" and mode not in (0, 1)):
+        raise ValueError(f"against: {name!r} is not allowed; allowed: table policies in context mode 0 or 1, "
+                         "the random policy, or the equilibrium")
+    if getattr(pol, "variant", None) != variant:
+        raise ValueError(f"against: policy {name!r} was built for another variant; allowed: policies built for "
+                         f"{variant.describe()}")
+    if kind == "table" and mode == 1 and pol.lead.shape[0] != (variant.tokens + 1) ** 2:
+        raise ValueError(f"against: policy {name!r} has {pol.lead.shape[0]} contexts; allowed: "
+                         f"{(variant.tokens + 1) ** 2} in context mode 1")
+    return pol
+
+
+def _resolve_against(variant: Variant, n: int, objective: str, against, seat) -> list:
+    """Per seat: ('best', None) for the responder, else :func:`_resolve_one`."""
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise ValueError(f"seat: {seat!r} is not allowed; allowed: 0 to {n - 1}")
+    if isinstance(against, (str, NSolution)) or not hasattr(against, "__iter__"):
+        against = [against] * (n - 1)
+    against = list(against)
+    if len(against) != n - 1:
+        raise ValueError(f"against: {len(against)} entries are not allowed; allowed: {_against_help(n)}")
+    eq_cache: dict = {}
+    plays = [_resolve_one(variant, n, objective, a, eq_cache) for a in against]
+    return plays[:seat] + [("best", None)] + plays[seat:]
+
+
+def _table_rows(pol, variant: Variant, pot: int, own: int, L: int):
+    """A seat's table policy in one state: ``(lead[made-1, h], foll[target, c-1, made-1, h])``."""
+    if pol.kind == "random":
+        return np.full((2, _NH), NK.RANDOM_KEEP, np.int8), np.full((_NH, 3, 2, _NH), NK.RANDOM_KEEP, np.int8)
+    ctx = pot * (variant.tokens + 1) + own if pol.ctx_mode == 1 else 0
+    lead = np.zeros((2, _NH), np.int8)
+    for made in range(1, L):
+        lead[made - 1] = pol.lead[ctx, L - made - 1]  # the engine's rows are throws left
+    return lead, np.ascontiguousarray(pol.foll[ctx], np.int8)
+
+
+class _Against:
+    """One seat's best response to the other seats' fixed play, on the game by seat."""
+
+    def __init__(self, variant: Variant, n: int, objective: str, plays: list):
+        self.v, self.n, self.obj, self.plays = variant, n, objective, plays
+        # the responder's seat (None: every seat plays a fixed table, the game is only evaluated)
+        self.seat = next((q for q, (k, _) in enumerate(plays) if k == "best"), None)
+        sols = {id(e): e for k, e in plays if k == "equilibrium"}
+        if len(sols) > 1:
+            raise ValueError("against: two different equilibria are not allowed; allowed: one equilibrium "
+                             "(the same for every seat that plays it)")
+        self.eq = next(iter(sols.values()), None)
+        self.game = g = NG.seat_game(variant, n)
+        self.rounds = NG.Rounds(g, labelled=any(k == "table" for k, _ in plays))
+        self.role = np.array([list(g.seat[s]).index(self.seat) if self.seat in g.seat[s] else -1
+                              for s in range(g.size)])
+        # once someone is out nobody left can win: the responder then plays not to pay, as the
+        # players left do in an equilibrium
+        self.someone_out = np.array([mk != 0 for _, mk, _, _ in g.states])
+        self.obj_of = np.where(self.someone_out & (objective == "win"), "pay", objective)
+        self._tables()
+        if self.eq is not None:
+            self._eq_index()
+
+    def _tables(self) -> None:
+        """Every follower table a seat can read, stacked once: ``foll_tabs[offset[seat] + ctx]``."""
+        T = self.v.tokens
+        tabs = [np.zeros((_NH, 3, 2, _NH), np.int8)]  # index 0: for seats that play no table
+        self.offset = np.zeros(self.n, np.int64)
+        for q, (kind, pol) in enumerate(self.plays):
+            if kind != "table":
+                continue
+            self.offset[q] = len(tabs)
+            many = pol.kind == "table" and pol.ctx_mode == 1
+            for ctx in range((T + 1) ** 2 if many else 1):
+                tabs.append(_table_rows(pol, self.v, ctx // (T + 1), ctx % (T + 1), 3)[1])
+        self.foll_tabs = np.ascontiguousarray(np.array(tabs))
+
+    def _eq_index(self) -> None:
+        """Each state's place among the equilibrium's states of the same players in."""
+        self.eq_of = {k: (self.eq if k == self.n else self.eq.subs[k]) for k in set(self.game.m.tolist())}
+        index = {k: {st: i for i, st in enumerate(sol.states)} for k, sol in self.eq_of.items()}
+        g = self.game
+        self.eq_state = np.array([index[int(g.m[s])][(int(g.pot[s]), tuple(int(x) for x in g.tok[s, :g.m[s]]))]
+                                  for s in range(g.size)])
+
+    @cached_property
+    def index(self) -> dict:
+        """The number of each state of the game by seat."""
+        return {st: i for i, st in enumerate(self.game.states)}
+
+    def plays_of(self, states):
+        """What each role plays in each of ``states`` (``NK.solve_rounds``'s acts and tables)."""
+        g, T = self.game, self.v.tokens
+        m = int(g.m[states[0]])
+        acts = np.zeros((len(states), m), np.int64)
+        lead_tabs = np.zeros((len(states), 2, _NH), np.int8)
+        foll_idx = np.zeros((len(states), m), np.int64)
+        for b, s in enumerate(states):
+            L = NG.limit(self.v, "charge" if g.pot[s] > 0 else "decharge")
+            for j in range(m):
+                q = g.seat[s, j]
+                kind, pol = self.plays[q]
+                acts[b, j] = {"best": NK.ACT_BEST, "equilibrium": NK.ACT_PROFILE, "table": NK.ACT_TABLE}[kind]
+                if kind != "table":
+                    continue
+                mode1 = pol.kind == "table" and pol.ctx_mode == 1
+                foll_idx[b, j] = self.offset[q] + (g.pot[s] * (T + 1) + g.tok[s, j] if mode1 else 0)
+                if j == 0:
+                    lead_tabs[b] = _table_rows(pol, self.v, int(g.pot[s]), int(g.tok[s, 0]), L)[0]
+        return acts, lead_tabs, self.foll_tabs, foll_idx
+
+    def succ(self, s: int, W: np.ndarray) -> np.ndarray:
+        """``S[l, w, p, j]``: the equilibrium's values (its choices are made against them), then the
+        responder's utility from ``W`` (its values in this game)."""
+        g = self.game
+        m = int(g.m[s])
+        Kp = m if self.eq is not None else 0
+        S = np.zeros((g.n, g.n, g.P, Kp + 1))
+        if Kp:
+            sol = self.eq_of[m]
+            S[..., :m] = NG.succ(NG.role_game(self.v, m), int(self.eq_state[s]), sol.choice_values(),
+                               _sub_values(sol.subs, sol.objective), sol.objective)
+        r = int(self.role[s])
+        if r >= 0:
+            obj = str(self.obj_of[s])
+            after = np.where(self.someone_out, 0.0, W) if obj == "win" else W  # still in: nothing to win
+            NG.fill_from(S, [Kp], g, s, np.broadcast_to(after[:, None], (g.size, g.n)), {}, g.term(s, obj), [r])
+        return S
+
+    def own_values(self, dist: np.ndarray, states, only_decharge: bool) -> np.ndarray:
+        """The responder's exact utility in ``states`` (P(not paying) where nothing is left to win)."""
+        g = self.game
+        out = np.zeros(len(states))
+        for obj in set(self.obj_of[states].tolist()):
+            d = dist if only_decharge else dist[states]
+            X = NG.evaluate(g, dist, NG.constant_part(g, states, d, obj, {}, False), False,
+                            only_decharge=only_decharge)
+            X = X if only_decharge else X[states]
+            pick = (self.obj_of[states] == obj) & (self.role[states] >= 0)
+            out[pick] = X[np.arange(len(states)), np.maximum(self.role[states], 0)][pick]
+        return out
+
+    def _decharge(self, W, dist, tol, max_iter) -> tuple[int, float]:
+        """Policy iteration in the décharge: best keeps against W, then W = their exact values."""
+        g = self.game
+        dech = g.decharge()
+        groups = [dech[g.m[dech] == k] for k in sorted(set(g.m[dech].tolist()))]
+        it, residual = 0, 0.0
+        for it in range(1, max_iter + 1 if len(dech) else 1):  # noqa: B007  (the count is returned)
+            residual = 0.0
+            for grp in groups:
+                u, dist[grp] = self.run(grp, W, True)
+                resp = self.role[grp] >= 0
+                residual = max(residual, float(np.abs(u[resp, -1] - W[grp][resp]).max(initial=0.0)))
+            if residual <= tol:
+                break
+            W[dech] = self.own_values(dist[dech], dech, True)
+        return it, residual
+
+    def run(self, states, W, want_dist: bool):
+        """The rounds of ``states`` with the responder's best keeps against ``W``."""
+        m = int(self.game.m[states[0]])
+        S = np.array([self.succ(s, W) for s in states])
+        return self.rounds.run(states, S, m if self.eq is not None else 0, self.plays_of(states), want_dist)
+
+    def solve(self, tol: float, max_iter: int):
+        """The responder's values ``W[s]``, the outcome distributions, iterations and residual."""
+        g = self.game
+        W = np.zeros(g.size)
+        dist = np.zeros((g.size, g.n, g.n, g.P))
+        it, residual = self._decharge(W, dist, tol, max_iter)
+        for group in g.charge_groups():
+            u, dist[group] = self.run(group, W, True)
+            W[group] = np.where(self.role[group] >= 0, u[:, -1], 0.0)
+        return W, dist, it, residual
+
+
+@dataclass(eq=False)
+class BestResponse:
+    """The exact best response of one seat to the other seats' fixed play.
+
+    Attributes
+    ----------
+    variant, players, objective
+        The responder maximises its own P(not paying) (``pay``) or win share (``win``).
+    seat : int
+        The responder's seat (seat 0 leads the first round).
+    against : list of str
+        What each other seat plays, in seat order (the responder's own entry is ``"best"``).
+    states : list
+        ``(pot, out mask, leading seat, tokens by seat)`` of every state.
+    value : ndarray
+        ``value[s]``: the responder's utility from state s (0 where it is out).
+    p_pay, p_win : ndarray
+        ``[s, j]``: P(paying) and expected win share of the player in role j (the playing
+        order from the leading seat) when the responder plays its best response.
+    rounds : ndarray
+        Expected rounds to the end from each state.
+    iterations, residual, seconds, info
+    """
+
+    variant: Variant
+    players: int
+    objective: str
+    seat: int
+    against: list
+    states: list
+    value: np.ndarray
+    p_pay: np.ndarray
+    p_win: np.ndarray
+    rounds: np.ndarray
+    iterations: int
+    residual: float
+    seconds: float
+    info: dict = field(default_factory=dict)
+    _solver: _Against | None = None
+
+    @property
+    def start(self) -> int:
+        """The index of the first state: every token in the pot, seat 0 leading."""
+        return self.states.index((self.variant.tokens, 0, 0, (0,) * self.players))
+
+    @property
+    def seat_p_pay(self) -> np.ndarray:
+        """P(seat s pays) from the start (at the start role j is seat j)."""
+        return self.p_pay[self.start].copy()
+
+    @property
+    def seat_p_win(self) -> np.ndarray:
+        """Expected win share of seat s from the start."""
+        return self.p_win[self.start].copy()
+
+    @property
+    def expected_rounds(self) -> float:
+        """Expected number of rounds of a whole game."""
+        return float(self.rounds[self.start])
+
+    @cached_property
+    def _decisions(self):
+        return _Decisions()
+
+    def keep(self, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> int:
+        """The keep of the player in ``role`` (0 leads) in ``state`` (pot, out mask, leading seat, tokens
+        by seat) under the best response and the others' play (``RANDOM_KEEP``: a random seat's uniform choice)."""
+        key = (int(state[0]), int(state[1]), int(state[2]), tuple(int(x) for x in state[3]))
+        ag = self._solver
+        if key not in ag.index:
+            raise ValueError(f"state: {state!r} is not allowed; allowed: (pot, out mask, leading seat, tokens by seat)")
+        s = ag.index[key]
+        m = int(ag.game.m[s])
+
+        def build():
+            return ag.rounds.decisions(s, ag.succ(s, self.value), m if ag.eq is not None else 0, ag.plays_of([s]))
+
+        limit = NG.limit(self.variant, "charge" if key[0] > 0 else "decharge")
+        return self._decisions.keep(s, build, limit, m, role, hands, throws, made, hand, self.variant)
+
+    def tables_2p(self) -> tuple[np.ndarray, np.ndarray]:
+        """The 2-player best response as engine tables in context mode 1 (``pot * (tokens+1) + own``):
+        ``lead[ctx, throws_left-1, h]`` and ``foll[ctx, target, count-1, made-1, h]``; unused entries
+        stop (leader) or re-throw all (follower), both legal."""
+        if self.players != 2:
+            raise ValueError(f"players: {self.players} is not allowed; allowed: 2 (context mode 1 tables)")
+        T, v = self.variant.tokens, self.variant
+        lead = np.broadcast_to((dice.FULL_KEEP + np.arange(_NH)).astype(np.int8), ((T + 1) ** 2, 2, _NH)).copy()
+        foll = np.zeros(((T + 1) ** 2, _NH, 3, 2, _NH), np.int8)
+        ag = self._solver
+        for s, (pot, _mk, ld, toks) in enumerate(self.states):
+            L = NG.limit(v, "charge" if pot > 0 else "decharge")
+            ctx = pot * (T + 1) + toks[self.seat]
+            ct, dec, lead_dec = ag.rounds.decisions(s, ag.succ(s, self.value), 0, ag.plays_of([s]))
+            if ld == self.seat:
+                for made in range(1, L):
+                    lead[ctx, L - made - 1] = lead_dec[made - 1]
+                continue
+            for c in range(1, L + 1):
+                for hl in range(_NH):
+                    g = ct.context_of([hl], [c], c)
+                    foll[ctx, hl, c - 1, :c - 1] = dec[g, :c - 1]
+        return lead, foll
+
+    def summary(self) -> dict:
+        """Per seat P(pay) and win share under the best response, as JSON-able numbers."""
+        return {"variant": self.variant.describe(), "players": self.players, "objective": self.objective,
+                "seat": self.seat, "against": self.against,
+                "seats": [{"seat": q, "plays": self.against[q], "p_pay": float(self.seat_p_pay[q]),
+                           "p_win": float(self.seat_p_win[q])} for q in range(self.players)],
+                "expected_rounds": self.expected_rounds, "iterations": self.iterations,
+                "residual": self.residual, "seconds": self.seconds}
+
+
+def evaluate(variant: Variant, players: int, policies) -> dict:
+    """Exact P(pay), win shares and expected rounds when every seat plays a fixed table policy.
+
+    ``policies``: one per seat, compiled table policies in context mode 0 or 1 (the random
+    policy included), read as the engine reads them; :func:`four21sim.policies.evaluate_lineup`
+    takes policy names. The n-player counterpart of :func:`four21sim.exact.two_player.evaluate`.
+
+    Returns
+    -------
+    dict
+        ``p_pay`` and ``p_win`` (lists by seat, seat 0 leading the first round) and
+        ``expected_rounds``.
+    """
+    if not isinstance(variant, Variant):
+        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a four21sim.Variant")
+    n = check_players(players)
+    check_tokens(variant, n)
+    pols = list(policies) if not isinstance(policies, str) else [policies] * n
+    if len(pols) != n:
+        raise ValueError(f"policies: {len(pols)} policies are not allowed; allowed: one per seat ({n})")
+    plays = [_resolve_one(variant, n, "pay", p, {}) for p in pols]
+    if any(k != "table" for k, _ in plays):
+        raise ValueError("policies: the equilibrium is not allowed here; allowed: table policies")
+    ag = _Against(variant, n, "pay", plays)
+    _, dist, _, _ = ag.solve(1e-13, 1)
+    g = ag.game
+    every = np.arange(g.size)
+    X = {o: NG.evaluate(g, dist, NG.constant_part(g, every, dist, o, {}, False), False) for o in OBJECTIVES}
+    start = g.states.index((variant.tokens, 0, 0, (0,) * n))
+    rounds = NG.evaluate(g, dist, np.ones((g.size, n)), False, tracked="same")[start, 0]
+    return {"p_pay": list(1.0 - X["pay"][start]), "p_win": list(X["win"][start]), "expected_rounds": float(rounds)}
+
+
+def _label(kind: str, e) -> str:
+    if kind == "best":
+        return "best"
+    if kind == "equilibrium":
+        return f"equilibrium ({e.objective})"
+    return str(getattr(e, "name", "table"))
+
+
+def _solve_against(variant, n, objective, against, seat, tol, max_iter, stall):
+    plays = _resolve_against(variant, n, objective, against, seat)
+    t0 = time.perf_counter()
+    ag = _Against(variant, n, objective, plays)
+    W, dist, it, residual = ag.solve(tol, max_iter)
+    g = ag.game
+    every = np.arange(g.size)
+    X = {o: NG.evaluate(g, dist, NG.constant_part(g, every, dist, o, {}, False), False) for o in OBJECTIVES}
+    rounds = NG.evaluate(g, dist, np.ones((g.size, n)), False, tracked="same")[:, 0]
+    info = {"value_gap": float(np.abs(ag.own_values(dist, every, False) - W).max()), "states": g.size,
+            "contexts_seconds": ag.rounds.seconds_contexts, "peak_mib": _peak_mib()}
+    return BestResponse(variant, n, objective, int(seat), [_label(k, e) for k, e in plays], g.states, W,
+                        1.0 - X["pay"], X["win"], rounds, it, residual, time.perf_counter() - t0, info, ag)
+
+
+# ====================================================================== decisions
+def _check_situation(variant: Variant, phase_limit: int, m: int, role, hands, throws, made, hand) -> None:
+    ok_role = isinstance(role, (int, np.integer)) and 0 <= role < m
+    if not ok_role:
+        raise ValueError(f"role: {role!r} is not allowed; allowed: 0 (the leader) to {m - 1}")
+    if len(hands) != role or len(throws) != role:
+        raise ValueError(f"hands: {len(hands)} hands and {len(throws)} throws are not allowed; allowed: the "
+                         f"{role} hands (and throws) of the players before role {role}")
+    limit = phase_limit if role == 0 else throws[0]
+    if not (isinstance(made, (int, np.integer)) and 1 <= made < limit):
+        raise ValueError(f"made: {made!r} is not allowed; allowed: 1 to {limit - 1} (a decision comes before the "
+                         f"last throw allowed, {limit})")
+    if not (isinstance(hand, (int, np.integer)) and 0 <= hand < _NH):
+        raise ValueError(f"hand: {hand!r} is not allowed; allowed: a hand index 0 to {_NH - 1}")
+
+
+class _Decisions:
+    """The keeps of one state's round, recomputed on demand from the values they were made
+    against (the round kernel, exactly as in the solve), the last state kept."""
+
+    def __init__(self):
+        self._last = None
+
+    def get(self, s: int, build):
+        """``(contexts, dec, lead_dec)`` of state s, built by ``build()`` unless it is the last state asked."""
+        if self._last is None or self._last[0] != s:
+            self._last = (s,) + build()
+        return self._last[1:]
+
+    def keep(self, s, build, limit, m, role, hands, throws, made, hand, variant) -> int:
+        """The keep of the situation, checked (see :meth:`NSolution.keep`)."""
+        _check_situation(variant, limit, m, role, hands, throws, made, hand)
+        ct, dec, lead_dec = self.get(s, build)
+        if role == 0:
+            return int(lead_dec[made - 1, hand])
+        g = ct.context_of(list(hands), list(throws), int(throws[0]))
+        return int(dec[g, made - 1, hand])
+
+
+def tie_spread(sol: NSolution) -> np.ndarray:
+    """How much the documented tie order decides, state by state.
+
+    ``spread[s]``: in state s's round, the largest difference in another player's
+    utility between the keep a player takes and a keep it is indifferent to (within
+    1e-12). Zero means the tie order moves nobody's values there; otherwise another
+    order would make another equilibrium, with other values for the others
+    (at 3 players solver3 documents the same). The cost is one pass over the states.
+    """
+    game = NG.role_game(sol.variant, sol.players)
+    rounds = NG.Rounds(game)
+    spread = np.zeros(game.size)
+    subV = _sub_values(sol.subs, sol.objective)
+    for group in [game.decharge()] + game.charge_groups():
+        if len(group):
+            S = np.array([NG.succ(game, s, sol.choice_values(), subV, sol.objective) for s in group])
+            out = np.zeros(len(group))
+            rounds.run(group, S, sol.players, spread=out)
+            spread[group] = out
+    return spread
+
+
+# ====================================================================== stored form
+FORMAT = 1  # bump when the stored form changes: older entries are then refused
+_ARRAYS = ("value", "p_pay", "p_win", "rounds", "gain", "basis")
+_SCALARS = ("players", "objective", "iterations", "residual", "converged", "br_iterations", "seconds",
+            "certificate_seconds")
+
+
+def to_arrays(sol: NSolution, prefix: str = "") -> tuple[dict, dict]:
+    """A solution (and the games of fewer players it uses) as arrays and JSON metadata.
+
+    What decides every decision is stored (``basis`` and ``value``: each state's choices
+    are recomputed from them, see :meth:`NSolution.keep`), with the outcome distributions
+    as sparse (index, probability) pairs, from which :func:`verify` recomputes the values.
+    """
+    arrays = {prefix + k: np.asarray(getattr(sol, k)) for k in _ARRAYS}
+    arrays[prefix + "states"] = np.array([(pot,) + tuple(t) for pot, t in sol.states], np.int64)
+    flat = sol.dist.reshape(-1)
+    nz = np.flatnonzero(flat)
+    arrays[prefix + "dist_index"], arrays[prefix + "dist_prob"] = nz.astype(np.int64), flat[nz]
+    meta = {k: getattr(sol, k) for k in _SCALARS}
+    meta.update(format=FORMAT, dist_shape=list(sol.dist.shape), options=sol.variant.options(),
+                info={k: v for k, v in sol.info.items() if k != "contexts"}, subs=sorted(sol.subs))
+    for k, sub in sol.subs.items():
+        a, m = to_arrays(sub, f"{prefix}sub{k}.")
+        arrays.update(a)
+        meta[f"sub{k}"] = m
+    return arrays, meta
+
+
+def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None = None) -> NSolution | None:
+    """The solution stored by :func:`to_arrays`, or None if the entry does not fit the game."""
+    meta = z["__meta__"] if meta is None else meta
+    try:
+        n = int(meta["players"])
+        if meta["format"] != FORMAT or meta["options"] != variant.options():
+            return None
+        states = [(int(r[0]), tuple(int(x) for x in r[1:])) for r in z[prefix + "states"]]
+        if states != NG.role_states(variant.tokens, n):
+            return None
+        arrays = {k: np.asarray(z[prefix + k]) for k in _ARRAYS}
+        if any(arrays[k].shape != (len(states), n) for k in ("value", "p_pay", "p_win", "gain", "basis")):
+            return None
+        dist = np.zeros(int(np.prod(meta["dist_shape"])))
+        dist[z[prefix + "dist_index"]] = z[prefix + "dist_prob"]
+        subs = {int(k): from_arrays(variant, z, f"{prefix}sub{k}.", meta[f"sub{k}"]) for k in meta["subs"]}
+        if any(s is None for s in subs.values()):
+            return None
+        return NSolution(variant, n, str(meta["objective"]), states, arrays["value"], arrays["p_pay"],
+                         arrays["p_win"], arrays["rounds"], arrays["gain"], arrays["basis"], int(meta["iterations"]),
+                         float(meta["residual"]), bool(meta["converged"]), int(meta["br_iterations"]),
+                         float(meta["seconds"]), float(meta["certificate_seconds"]), subs,
+                         dist.reshape(meta["dist_shape"]), {**meta["info"], "from_cache": True})
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+
+
+def verify_entry(variant: Variant, players: int, objective: str, entry: dict) -> str | None:
+    """Why a disk-store entry is not a solution of this game (None when it is): the hook of
+    :func:`four21sim.exact.store.load`.
+
+    :func:`verify` (the stored values, P(pay), win shares are what the stored outcome
+    distributions give, in the games of fewer players too), finite arrays, and the
+    start state's round solved again from the stored values its choices were made
+    against gives the stored distribution (the decisions are recomputed from them).
+    """
+    sol = from_arrays(variant, entry)
+    if sol is None or sol.players != players or sol.objective != objective:
+        return "its arrays do not fit this game"
+    if any(not np.isfinite(getattr(sol, k)).all() for k in _ARRAYS + ("dist",)):
+        return "it holds values that are not finite"
+    try:
+        verify(sol)
+    except ValueError as exc:
+        return str(exc)
+    game = NG.role_game(variant, players)
+    s = sol.start
+    S = NG.succ(game, s, sol.choice_values(), _sub_values(sol.subs, sol.objective), sol.objective)
+    d = NG.Rounds(game).run(np.array([s]), S[None], players, want_dist=True)[1]
+    if np.abs(d[0] - sol.dist[s]).max() > 1e-11:
+        return "its profile is not the one its stored values give"
+    return None
+
+
+def verify(sol: NSolution, full: bool = False, tol: float = 1e-11) -> dict:
+    """Check that a (stored) solution is what its profile gives: a cache that cannot lie.
+
+    Cheap: the outcome distributions are distributions, and one exact evaluation of
+    the game's chain under them gives the stored values, P(pay), win shares and rounds
+    (games of fewer players first). ``full``: also every round solved again from the
+    values its choices were made against gives the stored distribution (the cost of one
+    pass over the states). Returns the largest differences; raises ValueError past ``tol``.
+    """
+    worst = {}
+    for k, sub in sol.subs.items():
+        worst.update({f"sub{k}.{key}": x for key, x in verify(sub, full, tol).items()})
+    game = NG.role_game(sol.variant, sol.players)
+    if sol.dist.shape != (game.size, game.n, game.n, game.P) or (sol.dist < 0).any():
+        raise ValueError("solution: its outcome distributions do not fit the game")
+    worst["dist_sum"] = float(np.abs(sol.dist.sum(axis=(1, 2, 3)) - 1).max())
+    X = {o: _profile_values(game, sol.dist, o, sol.subs) for o in OBJECTIVES}
+    worst["value"] = float(np.abs(X[sol.objective] - sol.value).max())
+    worst["p_pay"] = float(np.abs(1 - X["pay"] - sol.p_pay).max())
+    worst["p_win"] = float(np.abs(X["win"] - sol.p_win).max())
+    if full:
+        rounds = NG.Rounds(game)
+        subV = _sub_values(sol.subs, sol.objective)
+        for group in [game.decharge()] + game.charge_groups():
+            if len(group):
+                S = np.array([NG.succ(game, s, sol.choice_values(), subV, sol.objective) for s in group])
+                worst["dist"] = max(worst.get("dist", 0.0),
+                                    float(np.abs(rounds.run(group, S, sol.players, want_dist=True)[1]
+                                                 - sol.dist[group]).max()))
+    bad = {k: x for k, x in worst.items() if not x <= tol}
+    if bad:
+        raise ValueError(f"solution: does not hold; differences {bad} above {tol:g}")
+    return worst
