@@ -3,7 +3,7 @@
 - 2 players: P(win the game) of each keep, both playing optimally afterwards
   (:func:`four21sim.exact.two_player.leader_keep_values` and ``follower_keep_values``).
 - 3 players (every player in): P(pay) of each keep for the player choosing, everyone
-  playing the certified equilibrium afterwards (:func:`four21sim.exact.solver3.keep_values`,
+  playing the certified equilibrium afterwards (:func:`four21sim.exact.solver3_keeps.keep_values`,
   objective ``pay``); once a player is out (``last_holder``), the 2-player game's values.
 - Otherwise (4 players or more, or more tokens than the solvers take): the round answer's
   values (:func:`four21sim.advice.advisor.advise`), with what they measure.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..exact import solver3, two_player
+from ..exact import solver3, solver3_keeps, two_player
 from ..rules import dice
 from ..rules.state import Turn
 from ..rules.variants import Variant
@@ -127,7 +127,7 @@ class Trainer:
         role = turn.order.index(turn.seat)
         tokens = tuple(turn.tokens[s] for s in turn.order)
         before = tuple((h, f) for _, h, f in turn.table)
-        u = solver3.keep_values(sol, turn.pot, tokens, role, turn.hand, turn.made, before)
+        u = solver3_keeps.keep_values(sol, turn.pot, tokens, role, turn.hand, turn.made, before)
         return KeepValues("P(pay)", {k: 1.0 - x for k, x in u.items()}, True,
                           "exact, 3 players, everyone playing the equilibrium afterwards", True)
 
