@@ -328,7 +328,7 @@ def _render(plan: Plan, out: Path, stage: Path, manifest: dict, progress: Progre
     from .tables import build_tables, merge_parts
 
     study, configs = plan.study, list(plan.configs)
-    merged = merge_parts(study, configs, out)
+    merged = merge_parts(plan, out)
     tables = build_tables(study, configs, merged)
     files = []
     figs = plots.report_figures(tables)

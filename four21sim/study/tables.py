@@ -53,8 +53,9 @@ from ..engine.simulation import DISTRIBUTIONS, PHASES, SimulationResult
 from ..engine.stats import Z95, holm
 from ..rules.variants import Variant
 from .fairness import drinks, exact_seat_pays, games_identity, hist_quantiles, symmetry_of
+from .plan import Plan
 from .spec import DEFAULT_STUDY, Config, Study, parse_lineup, study_from_mapping
-from .tasks import SHARE_UNIT, make_tasks, merge_counters, part_identity, part_keys, part_path, read_part
+from .tasks import SHARE_UNIT, merge_counters, part_keys, part_path, read_part
 
 __all__ = ["StudyFacts", "merge_parts", "build_tables", "derive_tables", "rebuild", "reference_lineup",
            "REFERENCE_LINEUP", "HEADLINE_LINEUP"]
@@ -107,15 +108,15 @@ class StudyFacts:
         return next(c for c in self.configs if (c.label, c.players, c.lineup.label) == (label, players, lineup))
 
 
-def merge_parts(study: Study, configs: list[Config], out: Path) -> list[dict]:
-    """Sum every configuration's part files, in block order (:func:`~four21sim.study.tasks.merge_counters`).
-    Raises if any part is missing, or does not belong to its place (see
-    :func:`four21sim.study.tasks.check_part`)."""
-    parts: list[list] = [[] for _ in configs]
-    for t in make_tasks(len(configs), study.games, study.task_games):
-        c = configs[t.config]
+def merge_parts(plan: Plan, out: Path) -> list[dict]:
+    """Sum every configuration's part files, in block order (:func:`~four21sim.study.tasks.merge_counters`):
+    the plan's tasks, each part checked against the identity the plan gives it. Raises if any part is
+    missing, or does not belong to its place (see :func:`four21sim.study.tasks.check_part`)."""
+    parts: list[list] = [[] for _ in plan.configs]
+    for t in plan.tasks:
+        c = plan.config(t)
         path = part_path(out, c, t.block)
-        part = read_part(path, part_keys(c), part_identity(study, c, t), c)
+        part = read_part(path, part_keys(c), plan.identity(t), c)
         if part is None:
             raise RuntimeError(f"part file {path} is missing or unreadable: the run is incomplete; "
                                "run the same command again to finish it")
