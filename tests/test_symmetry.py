@@ -124,12 +124,9 @@ def test_mixed_lineups_and_bad_input():
         seat_symmetry("montreal", ["greedy", "greedy"])
 
 
-def test_four_players_at_the_equilibrium_once_a_solver_reaches_them():
+def test_four_players_at_the_equilibrium():
     from four21sim.exact import solve
     v = Variant.from_preset("montreal", ["tokens=3"])
-    try:
-        sol = solve(v, 4)
-    except ValueError:
-        pytest.skip("the exact solvers do not reach 4 players yet (the n-player solver will)")
+    sol = solve(v, 4)  # the n-player solver
     assert seat_symmetry(v, ["optimal"] * 4).applies
     assert abs(sol.seat_p_pay - 1 / 4).max() < 1e-12
