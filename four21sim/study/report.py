@@ -379,7 +379,20 @@ def _section_verdicts(tables, folder) -> list[str]:
             f"In drinks: the game's loser buys a round, one drink for each player, so a seat that pays with "
             f"probability P at a table of n pays n·P − 1 drinks a game beyond its own (0 is fair; −0.1 saves a "
             f"drink every 10 games; over an evening of {EVENING} games, {EVENING} times that). Each value is for "
-            f"the play named: {play}.", ""] + [f"- {s}" for s in v] + [""]
+            f"the play named: {play}.{_optimal_elsewhere(folder, opt, head)}", ""] + [f"- {s}" for s in v] + [""]
+
+
+# committed studies beside a results folder that hold optimal play at more players
+_OPTIMAL_ELSEWHERE = (("optimal_check/REPORT.md", "3 players, simulated against the equilibrium"),
+                      ("nplayer/REPORT.md", "4 and 5 players, exact"))
+
+
+def _optimal_elsewhere(folder, opt: list, head: pd.DataFrame) -> str:
+    """Links to the committed studies of optimal play at the table sizes this study plays habits at."""
+    if folder is None or not (set(head["players"]) - set(opt)):
+        return ""
+    links = [f"[{what}](../{rel})" for rel, what in _OPTIMAL_ELSEWHERE if (folder / ".." / rel).exists()]
+    return f" Optimal play at more players: {', '.join(links)}." if links else ""
 
 
 def _section_findings(tables, facts) -> list[str]:
