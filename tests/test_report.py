@@ -151,3 +151,18 @@ def test_every_mistake_of_a_study_file_is_reported_at_once(tmp_path):
     one.write_text('games = 0\n')
     with pytest.raises(ValueError, match=r"^games: 0 is not allowed; allowed: an integer from 1"):
         load_study(one)
+
+
+def test_the_verdicts_link_optimal_play_at_more_players_where_it_is_committed(tmp_path):
+    """Issue 19: a default study without optimal play at 3+ players links the studies that have it."""
+    import pandas as pd
+    from four21sim.study.report import _optimal_elsewhere
+    folder = tmp_path / "default"
+    folder.mkdir()
+    head = pd.DataFrame({"players": [2, 3, 4]})
+    assert _optimal_elsewhere(folder, [2], head) == ""  # nothing beside it
+    (tmp_path / "nplayer").mkdir()
+    (tmp_path / "nplayer" / "REPORT.md").write_text("x")
+    assert _optimal_elsewhere(folder, [2], head) == \
+        " Optimal play at more players: [4 and 5 players, exact](../nplayer/REPORT.md)."
+    assert _optimal_elsewhere(folder, [2, 3, 4], head) == ""  # the study plays it everywhere itself
