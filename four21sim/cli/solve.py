@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ..exact import nplayer
 from ..exact import solve as solve_exact
-from ..exact.leading import lead_summary, lead_summary3
+from ..exact.leading import lead_summary, lead_summary3, lead_summary_n
 from ..exact.nplayer import MAX_PLAYERS, OBJECTIVES
 from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
 from ..policies import against_names, best_response
@@ -170,8 +170,8 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     p_pay, p_win, rounds = _state_values3(sol, st)
     out.update(seats=_seats(sol.seat_p_pay, sol.seat_p_win), expected_rounds=sol.expected_rounds,
                state=_state_block(variant, st, p_pay, p_win, rounds),
-               # the lead value is a difference of P(pay) (four21sim.exact.leading; 2 and 3 players)
-               lead_value=lead_summary3(sol) if args.objective == "pay" and n == 3 else None,
+               # the lead value is a difference of P(pay) (four21sim.exact.leading)
+               lead_value=(lead_summary3(sol) if n == 3 else lead_summary_n(sol)) if args.objective == "pay" else None,
                exploitability=sol.exploitability, exploitability_any_state=sol.gain_any_state,
                converged=sol.converged, residual=sol.residual, iterations=sol.iterations,
                br_iterations=sol.br_iterations, seconds=seconds, solve_seconds=sol.seconds,
