@@ -111,3 +111,20 @@ def test_play_four_players_against_optimal_with_hints_and_costs():
     assert "Game over after" in out
     assert "hint: for the game" in out and "P(pay)" in out and "everyone playing the equilibrium" in out
     assert "train:" in out and "the round answer only" not in out
+
+
+def test_a_four_player_game_against_optimal_is_logged_and_replays_exactly(tmp_path, capsys):
+    from four21sim.advice.gamelog import read_log, replay
+    from four21sim.cli.play import main
+    log = tmp_path / "g.jsonl"
+    answers = iter(["-"] * 300)
+    status = main(["--players", "4", "--opponents", "optimal", "--set", "tokens=3", "--seed", "3", "--games", "2",
+                   "--train", "--log", str(log)], read=lambda prompt: next(answers))
+    assert status == 0 and capsys.readouterr().out.count("Game over after") == 2
+    recs = read_log(log)
+    assert [r["opponents"] for r in recs] == [[None, "optimal", "optimal", "optimal"]] * 2
+    assert all(c["measure"] == "P(pay)" and c["exact"] for r in recs for c in r["choices"])
+    for rec in recs:
+        res = replay(rec)
+        assert [res.winners, res.tokens, res.rounds] == [rec["result"]["winners"], rec["result"]["tokens"],
+                                                          rec["result"]["rounds"]]
