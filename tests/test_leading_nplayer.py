@@ -47,4 +47,17 @@ def test_solve_prints_the_value_of_leading_at_four_players():
     p = [s["p_pay"] for s in out["seats"]]
     assert lv["first_round"] == pytest.approx(np.mean(p[1:]) - p[0], abs=1e-12) and lv["round1_loser_wins"] is None
     assert "Value of leading (exact)" in format_text(out)
+    assert f"The first round's loser pays {100 * lv['round1_loser_pays']:.2f}% of the games" in format_text(out)
     assert analyse(["--set", "tokens=4", "--players", "4", "--objective", "win", "--json"])["lead_value"] is None
+
+
+@pytest.mark.parametrize("preset", ["super421", "classic"])
+def test_the_first_rounds_loser_pays_as_the_two_player_solver_says(preset):
+    v = Variant.from_preset(preset, ["tokens=5"])
+    assert leading.round1_loser_pays(nplayer.solve(v, 2)) == pytest.approx(1 - leading.round1_loser_wins(v),
+                                                                            abs=1e-12)
+
+
+def test_with_one_token_the_first_rounds_loser_pays():
+    v = Variant.from_preset("super421", ["tokens=1"])
+    assert leading.round1_loser_pays(nplayer.solve(v, 4)) == pytest.approx(1.0, abs=1e-12)

@@ -330,6 +330,8 @@ def _lead_lines(lv: dict | None, players: int) -> list[str]:
         lines.append(f"  Leading a {word} round {'lowers' if m >= 0 else 'raises'} a player's P(pay) by {_pp(m)} "
                      f"on average over the states a game visits (state by state: {100 * d['min']:+.2f} to "
                      f"{100 * d['max']:+.2f} pp; positive: leading lowers it), against {others} leading, same tokens.")
+    if lv.get("round1_loser_pays") is not None:
+        lines.append(f"  The first round's loser pays {100 * lv['round1_loser_pays']:.2f}% of the games (exact).")
     return lines
 
 

@@ -37,7 +37,7 @@ from ..rules.variants import Variant
 from .two_player import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 
 __all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values3", "lead_summary3",
-           "lead_values_n", "lead_summary_n"]
+           "lead_values_n", "lead_summary_n", "round1_loser_pays"]
 
 
 def _solution(variant: Variant | Solution) -> Solution:
@@ -311,14 +311,32 @@ def lead_values_n(sol) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def round1_loser_pays(sol) -> float:
+    """P(the loser of the first round pays), at the n-player equilibrium (objective ``pay``), exact.
+
+    The first round's outcome distribution (``sol.dist`` at the start), each outcome followed by
+    the P(pay) of its loser from there (the state it leads to, or the end; under ``last_holder``
+    the game of the players left). With 2 players it is one minus :func:`round1_loser_wins`.
+    """
+    from . import _nplayer_game as NG
+    from .nplayer import _sub_values
+    sol = _check_nsolution(sol)
+    game = NG.role_game(sol.variant, sol.players)
+    S = NG.succ(game, sol.start, sol.value, _sub_values(sol.subs, "pay"), "pay")  # P(not paying) after each outcome
+    d = sol.dist[sol.start]
+    return float(sum(d[lo].ravel() @ (1.0 - S[lo, ..., lo]).ravel() for lo in range(sol.players)))
+
+
 def lead_summary_n(sol) -> dict:
     """What leading is worth at a table of 4 players or more (equilibrium, exact), as plain numbers.
 
     The form of :func:`lead_summary3`: ``by_phase`` over the states where everyone is in,
     ``first_round`` (the mean of the other seats' P(pay) minus seat 0's, seat 0 leading the
-    first round) and ``round1_loser_wins`` (None: not computed beyond 2 players).
+    first round), ``round1_loser_wins`` (None: with more than 2 players the loser's win share
+    is not the question) and ``round1_loser_pays`` (:func:`round1_loser_pays`).
     """
     sol = _check_nsolution(sol)
     lv = lead_values_n(sol)
     by_phase = _by_phase(lv, ("tokens_me",) + tuple(f"tokens_role{j}" for j in range(1, sol.players)))
-    return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None}
+    return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None,
+            "round1_loser_pays": round1_loser_pays(sol)}
