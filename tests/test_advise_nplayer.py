@@ -97,6 +97,7 @@ def test_advise_four_players_text_and_json():
     (["--players", "4", "--state", "pot=22,t0=0,t1=0,t2=0,t3=0", "--set", "tokens=22"],
      "too many for the exact 4-player solver"),
     (["--players", "4", "--state", STATE, "--seat", "0", "--beat", "654:x"], "HAND:THROWS"),
+    (["--seat", "1"], "--seat: 1 is not allowed with --players 2"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, word):
     proc = run_advise(["631", *args, "--set", "tokens=4"] if "tokens=22" not in args else ["631", *args])

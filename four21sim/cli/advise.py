@@ -153,6 +153,9 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
     throws, role = None, args.role
+    if args.players == 2 and args.seat != 0:
+        raise ValueError(f"--seat: {args.seat} is not allowed with --players 2; allowed: --players 3 or more "
+                         "(with 2 players you are seat 0: --state pot=P,mine=M,theirs=T)")
     if args.players != 2:
         from ..exact.nplayer import MAX_PLAYERS
         if not 3 <= args.players <= MAX_PLAYERS:
