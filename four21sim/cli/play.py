@@ -32,6 +32,8 @@ from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim play"
+# what the first solve of Super 421 costs on a 2-core machine (results/nplayer/REPORT.md: solve and certificate)
+_FIRST_SOLVE = {4: "about 4 minutes", 5: "about 25 minutes", 6: "hours"}
 
 _EPILOG = """examples:
   four21sim play                          # you against the optimal player, super421
@@ -353,8 +355,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     start = parse_state(args.state, args.players, me=args.seat, option="--state").check(variant, "--state") \
         if args.state else None
     if args.players >= 4 and (args.opponents or "").strip().lower() == "optimal":
-        print(f"Solving the {args.players}-player game for the optimal players (minutes the first time, then "
-              "seconds from the disk cache)...", flush=True)
+        print(f"Solving the {args.players}-player game for the optimal players ({_FIRST_SOLVE.get(args.players, '')} "
+              "the first time, then seconds from the disk cache)...", flush=True)
     pols, name = _opponents(args, variant)
     labels = [None if p is None else name if isinstance(name, str) and ":" in name else policy_label(p)
               for p in pols]
@@ -366,8 +368,9 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     if (args.hint or args.train) and args.players in term.trainer.exact_players:
         term.write({2: "Solving the game for the hints and costs...",
                     3: "Solving the game for the hints and costs (3 players: up to two minutes the first time)..."}
-                   .get(args.players, f"Solving the game for the hints and costs ({args.players} players: minutes "
-                                      "the first time, then seconds from the disk cache)..."))
+                   .get(args.players, f"Solving the game for the hints and costs ({args.players} players: "
+                                      f"{_FIRST_SOLVE.get(args.players, '')} the first time, then seconds from the "
+                                      "disk cache)..."))
         term.trainer.solve()
     status = 0
     try:
