@@ -128,3 +128,18 @@ def test_a_four_player_game_against_optimal_is_logged_and_replays_exactly(tmp_pa
         res = replay(rec)
         assert [res.winners, res.tokens, res.rounds] == [rec["result"]["winners"], rec["result"]["tokens"],
                                                           rec["result"]["rounds"]]
+
+
+def test_the_environment_seats_optimal_opponents_at_four_players():
+    from four21sim.env import SingleAgentEnv
+    v = Variant.from_preset("super421", ["tokens=3"])
+    opt = policies.compile_decider("optimal", v, 4)
+    for seed in range(3):
+        env = SingleAgentEnv(v, players=4, seat=2, opponents="optimal")
+        env.reset(seed=seed)
+        done, reward = env.game.over, 0.0
+        while not done:  # the learner plays the equilibrium too: the game of four optimal players
+            _, reward, done, _, _ = env.step(opt(env.game.turn))
+        ref = play_game(v, 4, seed, human=None, policies=[opt] * 4)
+        assert (env.game.result.tokens, env.game.result.losers) == (ref.tokens, ref.losers)
+        assert reward == (-1.0 if 2 in ref.losers else 0.0)
