@@ -13,11 +13,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from four21sim import Variant
-from four21sim.advice.play import Game
-from four21sim.advice.trainer import Trainer
-from four21sim.policies import compile_decider
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -25,6 +20,10 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--games", type=int, default=20)
     args = ap.parse_args()
+    from four21sim import Variant  # after --help: a solve's imports are not needed to read the options
+    from four21sim.advice.play import Game
+    from four21sim.advice.trainer import Trainer
+    from four21sim.policies import compile_decider
     v = Variant.from_preset(args.variant)
     t = time.perf_counter()
     opt = compile_decider("optimal", v, args.players)
