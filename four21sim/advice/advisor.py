@@ -360,8 +360,7 @@ def format_advice(adv: Advice, show_exact: bool = False) -> str:
         lines.append(f"  (the round answer ranks hands by the ranking alone: it leaves out {' and '.join(ignored)}; "
                      "the game answer does not)")
     if adv.game is not None and adv.players > 2:
-        lines.append(f"Game answer:  P(pay) from {adv.state.text()}, you in seat {adv.seat} ({adv.game_source}; "
-                     "exact solver).")
+        lines.append(f"Game answer:  P(pay) from {adv.state.text()}, you in seat {adv.seat} ({adv.game_source}).")
     elif adv.game is not None:
         pot, mine, theirs = adv.state
         lines.append(f"Game answer:  P(win the game) from pot {pot}, you {mine}, the opponent {theirs} "
