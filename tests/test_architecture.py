@@ -79,7 +79,9 @@ def test_policy_lists_derive_from_the_registry():
 
 
 def test_a_policy_outside_its_player_counts_is_refused_with_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 3 players, not 4; "
+    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 3 players in the engine and the "
+                                         r"studies \(decision tables\), not 4; one decision at a time \(four21sim "
+                                         r"play, the environments\) for 4 to 6 players; "
                                          r"allowed with 4 players: sec, chase421, greedy, table-aware, random$"):
         policies.compile_policy("optimal", PRESETS["super421"], players=4)
     # beyond what the exact 3-player solver takes: refused before any solve, with the reason

@@ -131,7 +131,7 @@ def test_input_ending_early_abandons_quietly():
 
 
 @pytest.mark.parametrize("args,word", [(["--players", "9"], "--players"), (["--seat", "2"], "--seat"),
-                                       (["--players", "4", "--opponents", "optimal"], "--opponents"),
+                                       (["--players", "7", "--opponents", "optimal"], "--opponents"),
                                        (["--opponents", "nosuchmodule:f"], "--opponents"),
                                        (["--state", "pot=3,mine=1"], "--state"), (["--games", "0"], "--games"),
                                        (["--replay", "no-such-log.jsonl"], "log"), (["--variant", "nope"], "'nope'")])

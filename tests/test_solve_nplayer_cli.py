@@ -46,7 +46,8 @@ def test_four_players_print_the_n_player_equilibrium():
     out = analyse(SMALL + ["--players", "4"])
     sol = nplayer.solve(v, 4)
     assert [s["p_pay"] for s in out["seats"]] == pytest.approx(list(sol.seat_p_pay), abs=1e-15)
-    assert out["exploitability"] <= 1e-12 and out["lead_value"] is None
+    assert out["exploitability"] <= 1e-12
+    assert out["lead_value"]["first_round"] == pytest.approx(sol.seat_p_pay[1:].mean() - sol.seat_p_pay[0], abs=1e-12)
     text = format_text(out)
     assert "4 players, an equilibrium where each player minimises its own P(pay)" in text
     assert "exploitability" in text

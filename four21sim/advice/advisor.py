@@ -90,6 +90,14 @@ class Advice:
     game: list | None = None
     explanation: str = ""
     followers: str = field(default="exact")
+    players: int = 2
+    seat: int = 0
+    game_source: str = ""
+
+    @property
+    def game_measure(self) -> str:
+        """What the game answer's numbers are: P(win the game) with 2 players, P(pay) with more."""
+        return "P(win the game)" if self.players == 2 else "P(pay)"
 
     @property
     def best_round(self) -> odds.Keep:
@@ -116,7 +124,14 @@ class Advice:
                "variant": self.variant.describe(), "ranking": self.variant.ranking,
                "values": self.variant.values, "followers": self.followers,
                "keeps": rows(self.round), "best": rows(self.round)[0]}
-        if self.game is not None:
+        if self.game is not None and self.players > 2:
+            g = [{"keep": k.keep, "kept": k.kept, "stop": k.stop, "p_pay": float(k.value)} for k in self.game]
+            st = self.state
+            out["game"] = {"state": {"pot": st.pot, "tokens": list(st.tokens), "leader": st.leader,
+                                     "seat": self.seat, "players": self.players, "phase": st.phase,
+                                     "text": st.text()},
+                           "measure": "P(pay)", "source": self.game_source, "keeps": g, "best": g[0]}
+        elif self.game is not None:
             pot, mine, theirs = self.state
             g = [{"keep": k.keep, "kept": k.kept, "stop": k.stop, "p_win_game": float(k.value)} for k in self.game]
             out["game"] = {"state": {"pot": pot, "mine": mine, "theirs": theirs,
@@ -293,7 +308,8 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     phase : {'charge', 'decharge'}, optional
         Whose throw limit applies (default: from ``state``, else charge).
     state : (pot, mine, theirs), optional
-        2 players: tokens in the pot, yours and the opponent's; adds the game answer.
+        2 players: tokens in the pot, yours and the opponent's; adds the game answer
+        (3 to 6 players: :func:`four21sim.advice.table_answer.advise_table`).
     variant : Variant or str
     exact : bool
         Round scores as fractions (True) or floats.
@@ -343,14 +359,17 @@ def format_advice(adv: Advice, show_exact: bool = False) -> str:
     if ignored and adv.objective in ("round", "beat", "reach"):
         lines.append(f"  (the round answer ranks hands by the ranking alone: it leaves out {' and '.join(ignored)}; "
                      "the game answer does not)")
-    if adv.game is not None:
+    if adv.game is not None and adv.players > 2:
+        lines.append(f"Game answer:  P(pay) from {adv.state.text()}, you in seat {adv.seat} ({adv.game_source}).")
+    elif adv.game is not None:
         pot, mine, theirs = adv.state
         lines.append(f"Game answer:  P(win the game) from pot {pot}, you {mine}, the opponent {theirs} "
                      "(2 players, both optimal afterwards; exact solver).")
     lines.append("")
     w = max(8, len(adv.measure))
     game = {k.index: k.value for k in adv.game} if adv.game is not None else None
-    head = f"  {'keep':<8} {adv.measure:>{w}}" + (f"  {'P(win game)':>11}" if game else "") + \
+    head = f"  {'keep':<8} {adv.measure:>{w}}" + (f"  {'P(win game)' if adv.players == 2 else 'P(pay)':>11}"
+                                                  if game else "") + \
         ("   exact" if show_exact else "")
     lines.append(head)
     for k in adv.round:
@@ -365,7 +384,7 @@ def format_advice(adv: Advice, show_exact: bool = False) -> str:
                   f"{_fmt(best.value, adv.objective)}"]
     if adv.game is not None:
         g = adv.best_game
-        lines.append(f"Best play for the game: {'stop' if g.stop else 'keep ' + g.keep}  ->  P(win the game) = "
+        lines.append(f"Best play for the game: {'stop' if g.stop else 'keep ' + g.keep}  ->  {adv.game_measure} = "
                      f"{100 * g.value:.2f}%")
     lines += ["", *textwrap.wrap(adv.explanation, 100)]
     return "\n".join(lines)

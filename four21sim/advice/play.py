@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import engine as E
-from ..policies import Policy, compile_policy
+from ..policies import Policy
 from ..policies.contexts import CTX_ROUND
 from ..policies.plugin import is_plugin, load_plugin, plugin_keep, plugin_name
+from ..policies.registry import compile_decider
 from ..rules import dice
 from ..rules import kernel as R
 from ..rules.state import GameState, Turn, parse_keep, start_state
@@ -47,7 +48,9 @@ def _opponent(spec, variant: Variant, players: int):
         return spec
     if isinstance(spec, str) and ":" in spec:
         return load_plugin(spec)
-    pol = compile_policy(spec, variant, players)
+    pol = compile_decider(spec, variant, players)  # optimal from 4 players: the n-player equilibrium, turn by turn
+    if is_plugin(pol):
+        return pol
     if pol.kind not in ("table", "random"):
         raise ValueError(f"opponents: {spec!r} is not allowed; allowed: a registry policy or a plug-in")
     return pol

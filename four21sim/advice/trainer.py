@@ -5,7 +5,10 @@
 - 3 players (every player in): P(pay) of each keep for the player choosing, everyone
   playing the certified equilibrium afterwards (:func:`four21sim.exact.solver3_keeps.keep_values`,
   objective ``pay``); once a player is out (``last_holder``), the 2-player game's values.
-- Otherwise (4 players or more, or more tokens than the solvers take): the round answer's
+- 4 to 6 players: P(pay) of each keep for the player choosing, everyone playing the certified
+  n-player equilibrium afterwards (:func:`four21sim.exact.nplayer.keep_values`, objective
+  ``pay``); once players are out (``last_holder``), the equilibrium of the players left.
+- Otherwise (more players or more tokens than the solvers take): the round answer's
   values (:func:`four21sim.advice.advisor.advise`), with what they measure.
 
 The cost of a keep is the best keep's value minus its own, in percentage points of
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..exact import solver3, solver3_keeps, two_player
+from ..exact import nplayer, solver3, solver3_keeps, two_player
 from ..rules import dice
 from ..rules.state import Turn
 from ..rules.variants import Variant
@@ -70,12 +73,13 @@ class Trainer:
     """The values of the keeps at any decision of a game of ``variant`` with ``players`` seats.
 
     Solves once what it needs (the 2-player game in about a second; the 3-player
-    equilibrium once per variant, up to two minutes, then from the disk cache).
+    equilibrium once per variant, up to two minutes, then from the disk cache; the
+    n-player equilibrium from 4 players, minutes, then from the disk cache).
     """
 
     def __init__(self, variant: Variant, players: int):
         self.variant, self.players = variant, players
-        self._sol2 = self._sol3 = None
+        self._sol2 = self._sol3 = self._soln = None
 
     @property
     def exact_players(self) -> tuple[int, ...]:
@@ -85,11 +89,16 @@ class Trainer:
             out += (2,)
         if self.variant.tokens <= solver3.MAX_TOKENS_3:
             out += (3,)
+        n = self.players
+        if 4 <= n <= nplayer.MAX_PLAYERS and self.variant.tokens <= nplayer.MAX_TOKENS[n]:
+            out += (n,)
         return out
 
     def solve(self) -> None:
         """Solve now what the game's decisions will need (the terminal says it is doing so)."""
-        if self.players in self.exact_players:
+        if self.players >= 4 and self.players in self.exact_players:
+            self._many()
+        elif self.players in self.exact_players:
             self._solution(self.players)
             if self.players == 3 and self.variant.end == "last_holder":
                 self._solution(2)
@@ -104,6 +113,8 @@ class Trainer:
     def values(self, turn: Turn) -> KeepValues:
         """Every legal keep at ``turn`` with its value (see the module docstring)."""
         m = len(turn.order)
+        if self.players >= 4 and self.players in self.exact_players:
+            return self._nplayer(turn)
         if self.players in self.exact_players and m == 2:
             return self._two(turn)
         if self.players == 3 and 3 in self.exact_players and m == 3:
@@ -130,6 +141,21 @@ class Trainer:
         u = solver3_keeps.keep_values(sol, turn.pot, tokens, role, turn.hand, turn.made, before)
         return KeepValues("P(pay)", {k: 1.0 - x for k, x in u.items()}, True,
                           "exact, 3 players, everyone playing the equilibrium afterwards", True)
+
+    def _many(self):
+        if self._soln is None:
+            self._soln = nplayer.solve(self.variant, self.players, "pay")
+        return self._soln
+
+    def _nplayer(self, turn: Turn) -> KeepValues:
+        order = tuple(turn.order)
+        sol = nplayer.in_play(self._many(), len(order))
+        state = (turn.pot, tuple(turn.tokens[s] for s in order))
+        hands, throws = tuple(h for _, h, _ in turn.table), tuple(f for _, _, f in turn.table)
+        u = nplayer.keep_values(sol, state, order.index(turn.seat), hands, throws, turn.made, turn.hand)
+        who = f"{len(order)} players" if len(order) == self.players else f"the {len(order)} players left"
+        return KeepValues("P(pay)", {k: 1.0 - x for k, x in u.items()}, True,
+                          f"exact, {who}, everyone playing the equilibrium afterwards", True)
 
     def round_values(self, turn: Turn) -> KeepValues:
         """The round answer's values at ``turn`` (single-turn odds: a follower against the worst hand so far,

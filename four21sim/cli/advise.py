@@ -26,10 +26,12 @@ _EPILOG = """examples:
   four21sim advise 543 --throws-left 1 --beat 654 --state pot=0,mine=3,theirs=8   # ... and the game answer
   four21sim advise 631 --role leader --state 11,0,0         # a leader: stop against each keep
   four21sim advise 552 --objective 421 --followers at_most
+  four21sim advise 631 --players 4 --seat 2 --state pot=0,t0=3,t1=4,t2=2,t3=2,leader=0 --beat 654,521
+                                                            # 4 players: P(pay) of each keep
   four21sim advise --chart super421 --out super421-keeps.pdf   # a printable cheat sheet
 
-The round answer comes from the exact single-turn odds; the game answer (with --state,
-2 players) from the exact solver. The rules are in docs/rules.md.
+The round answer comes from the exact single-turn odds; the game answer (with --state)
+from the exact solvers: P(win the game) with 2 players, P(pay) with 3 to 6. The rules are in docs/rules.md.
 """
 
 
@@ -44,6 +46,32 @@ def _parse_state(text: str, variant, role: str | None) -> tuple[tuple[int, int, 
                              f"allowed: --role {implied}, or no leader in --state")
         role = implied
     return (st.pot, st.tokens[0], st.tokens[1]), role
+
+
+def _table_state(text: str, variant, players: int):
+    """``--state`` of a table of 3 players or more (every seat's tokens, ``leader=SEAT``)."""
+    from ..rules.state import parse_state as parse
+    return parse(text, players, option="--state")
+
+
+def _beat_throws(beat: list[str] | None) -> tuple[list[str] | None, list[int] | None]:
+    """``--beat`` entries ``HAND`` or ``HAND:THROWS``: the hands, and their throws where any is given."""
+    if not beat:
+        return beat, None
+    hands, throws = [], []
+    for item in beat:
+        hand, sep, f = item.partition(":")
+        hands.append(hand.strip())
+        if sep:
+            try:
+                throws.append(int(f))
+            except ValueError:
+                raise ValueError(f"--beat: {item!r} is not allowed; allowed: HAND or HAND:THROWS, e.g. 611:2") from None
+        else:
+            throws.append(None)
+    if all(f is None for f in throws):
+        return hands, None
+    return hands, throws
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="2 players: the tokens in the pot, yours and the opponent's, as pot=P,mine=M,theirs=T"
                         "[,leader=me|them] or POT,MINE,THEIRS (the format of solve and play, docs/advisor.md); "
                         "adds the game answer, P(win the game), from the exact solver")
+    p.add_argument("--players", type=int, default=2, metavar="N",
+                   help="players at the table (default 2); with 3 to 6, --state gives every seat's tokens and the "
+                        "leader (pot=P,t0=A,t1=B,...,leader=SEAT), --beat the hands before you in playing order "
+                        "(HAND or HAND:THROWS, the leader's first), and the game answer is P(pay) of each keep, "
+                        "everyone playing the exact equilibrium afterwards")
+    p.add_argument("--seat", type=int, default=0, metavar="S", help="with --players 3 or more: your seat (default 0)")
     p.add_argument("--phase", choices=("charge", "decharge"), default=None,
                    help="the phase whose throw limit applies (default: from --state, else charge)")
     p.add_argument("--objective", choices=odds.ADVICE_OBJECTIVES, default=None,
@@ -118,15 +152,39 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
                          "e.g. 611 or 611,543")
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
-    state, role = _parse_state(args.state, variant, args.role) if args.state else (None, args.role)
+    throws, role = None, args.role
+    if args.players == 2 and args.seat != 0:
+        raise ValueError(f"--seat: {args.seat} is not allowed with --players 2; allowed: --players 3 or more "
+                         "(with 2 players you are seat 0: --state pot=P,mine=M,theirs=T)")
+    if args.players != 2:
+        from ..exact.nplayer import MAX_PLAYERS
+        if not 3 <= args.players <= MAX_PLAYERS:
+            raise ValueError(f"--players: {args.players} is not allowed; allowed: 2 to {MAX_PLAYERS}")
+        if not args.state:
+            raise ValueError(f"--state: missing; allowed with --players {args.players}: the state of the game, "
+                             "pot=P,t0=A,t1=B,...,leader=SEAT")
+        beat, throws = _beat_throws(beat)
+        if throws is not None and beat:
+            count = args.count if args.count is not None else throws[0]
+            throws = [count if f is None else f for f in throws]
+        state = _table_state(args.state, variant, args.players)
+    else:
+        state, role = _parse_state(args.state, variant, args.role) if args.state else (None, args.role)
     try:
+        if args.players != 2:
+            from ..advice.table_answer import advise_table
+            return args, advise_table(args.hand, state, players=args.players, seat=args.seat, role=role, beat=beat,
+                                      throws=throws, reach=args.reach, objective=args.objective,
+                                      throws_left=args.throws_left, count=args.count if args.count is not None
+                                      or not throws else throws[0], phase=args.phase, variant=variant)
         return args, _advise(args.hand, role=role, beat=beat, reach=args.reach, objective=args.objective,
-                       throws_left=args.throws_left, count=args.count, phase=args.phase, state=state,
-                       variant=variant)
+                             throws_left=args.throws_left, count=args.count, phase=args.phase, state=state,
+                             variant=variant)
     except ValueError as exc:
         # the library names its parameters; the command line names its options
         msg = str(exc)
-        for name in ("throws_left", "state", "beat", "reach", "objective", "count", "phase", "role"):
+        for name in ("throws_left", "state", "beat", "reach", "objective", "count", "phase", "role", "seat",
+                     "throws", "players"):
             if msg.startswith(name + ":"):
                 msg = "--" + name.replace("_", "-") + msg[len(name):]
                 break

@@ -1,13 +1,14 @@
 """``four21sim play``: play 421 at the terminal, and train.
 
 Against the optimal player (2 players), optimal players (3 players: the certified
-equilibrium, solved the first time in up to two minutes, then read from the disk cache),
-habit players, or a plugged-in Python policy (``--opponents FILE.py:NAME``). The dice are
+equilibrium, solved the first time in up to two minutes, then read from the disk cache;
+4 to 6 players: the certified n-player equilibrium deciding one turn at a time, solved the
+first time in minutes), habit players, or a plugged-in Python policy (``--opponents FILE.py:NAME``). The dice are
 thrown by the engine's random stream (``--seed`` and ``--game`` replay a game); you choose
 your keeps by typing them: the dice to keep (``21`` keeps a 2 and a 1), ``stop``, or ``-``
 to throw all three again; ``?`` asks for a hint (``--hint`` shows it after every throw of
 yours); ``quit`` leaves. ``--train`` says after each of your decisions what it cost
-against the best keep (exact with 2 players, and with 3 at the equilibrium), with a running
+against the best keep (exact with 2 players, and from 3 at the equilibrium), with a running
 score over the games (``--games N``, and "another game?" at the end); ``--log FILE``
 saves the games, ``--replay FILE`` plays them again.
 """
@@ -31,6 +32,8 @@ from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim play"
+# what the first solve of Super 421 costs on a 2-core machine (results/nplayer/REPORT.md: solve and certificate)
+_FIRST_SOLVE = {4: "about 4 minutes", 5: "about 25 minutes", 6: "hours"}
 
 _EPILOG = """examples:
   four21sim play                          # you against the optimal player, super421
@@ -38,6 +41,7 @@ _EPILOG = """examples:
   four21sim play --train --games 5 --log games.jsonl   # what each choice cost, a score, a log
   four21sim play --replay games.jsonl     # the logged games again
   four21sim play --players 3 --opponents optimal --train
+  four21sim play --players 4 --opponents optimal --hint  # the 4-player equilibrium, turn by turn
   four21sim play --players 4 --opponents table-aware --variant classic
   four21sim play --opponents my_policy.py:cautious     # a plugged-in policy (docs/environment.md)
 
@@ -350,6 +354,9 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     start = parse_state(args.state, args.players, me=args.seat, option="--state").check(variant, "--state") \
         if args.state else None
+    if args.players >= 4 and (args.opponents or "").strip().lower() == "optimal":
+        print(f"Solving the {args.players}-player game for the optimal players ({_FIRST_SOLVE.get(args.players, '')} "
+              "the first time, then seconds from the disk cache)...", flush=True)
     pols, name = _opponents(args, variant)
     labels = [None if p is None else name if isinstance(name, str) and ":" in name else policy_label(p)
               for p in pols]
@@ -359,8 +366,11 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     term.write(f"four21sim play: {variant.describe()}, {args.players} players: you in seat {args.seat} against "
                f"{name}.")
     if (args.hint or args.train) and args.players in term.trainer.exact_players:
-        term.write("Solving the game for the hints and costs (3 players: up to two minutes the first time)..."
-                   if args.players == 3 else "Solving the game for the hints and costs...")
+        term.write({2: "Solving the game for the hints and costs...",
+                    3: "Solving the game for the hints and costs (3 players: up to two minutes the first time)..."}
+                   .get(args.players, f"Solving the game for the hints and costs ({args.players} players: "
+                                      f"{_FIRST_SOLVE.get(args.players, '')} the first time, then seconds from the "
+                                      "disk cache)..."))
         term.trainer.solve()
     status = 0
     try:

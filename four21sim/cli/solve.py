@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ..exact import nplayer
 from ..exact import solve as solve_exact
-from ..exact.leading import lead_summary, lead_summary3
+from ..exact.leading import lead_summary, lead_summary3, lead_summary_n
 from ..exact.nplayer import MAX_PLAYERS, OBJECTIVES
 from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
 from ..policies import against_names, best_response
@@ -170,8 +170,8 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     p_pay, p_win, rounds = _state_values3(sol, st)
     out.update(seats=_seats(sol.seat_p_pay, sol.seat_p_win), expected_rounds=sol.expected_rounds,
                state=_state_block(variant, st, p_pay, p_win, rounds),
-               # the lead value is a difference of P(pay) (four21sim.exact.leading; 2 and 3 players)
-               lead_value=lead_summary3(sol) if args.objective == "pay" and n == 3 else None,
+               # the lead value is a difference of P(pay) (four21sim.exact.leading)
+               lead_value=(lead_summary3(sol) if n == 3 else lead_summary_n(sol)) if args.objective == "pay" else None,
                exploitability=sol.exploitability, exploitability_any_state=sol.gain_any_state,
                converged=sol.converged, residual=sol.residual, iterations=sol.iterations,
                br_iterations=sol.br_iterations, seconds=seconds, solve_seconds=sol.seconds,
@@ -330,6 +330,8 @@ def _lead_lines(lv: dict | None, players: int) -> list[str]:
         lines.append(f"  Leading a {word} round {'lowers' if m >= 0 else 'raises'} a player's P(pay) by {_pp(m)} "
                      f"on average over the states a game visits (state by state: {100 * d['min']:+.2f} to "
                      f"{100 * d['max']:+.2f} pp; positive: leading lowers it), against {others} leading, same tokens.")
+    if lv.get("round1_loser_pays") is not None:
+        lines.append(f"  The first round's loser pays {100 * lv['round1_loser_pays']:.2f}% of the games (exact).")
     return lines
 
 

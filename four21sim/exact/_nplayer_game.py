@@ -435,8 +435,10 @@ class Rounds:
         dist[:, :, rep[0], rep[1], rep[2]] = dist_cls
         return out, dist
 
-    def decisions(self, s: int, S: np.ndarray, Kp: int, plays=None):
-        """The keeps played in the round of state s: ``(contexts, dec[g, made-1, h], lead_dec[made-1, h])``."""
+    def decisions(self, s: int, S: np.ndarray, Kp: int, plays=None, values: bool = False):
+        """The keeps played in the round of state s: ``(contexts, dec[g, made-1, h], lead_dec[made-1, h])``;
+        with ``values``, also ``vals[x, j]``: the utilities at each context x before its follower's turn
+        (``x < G``) and after each outcome (``G + e``), from which one decision's keep values follow."""
         m, phase = self.group(s)
         ct = self.contexts(m, phase)
         K = S.shape[-1]
@@ -449,6 +451,8 @@ class Rounds:
                        ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
                        ct.fin_cls, ct.fin_w, False, vals, dec, lead_dec, mass, np.zeros(K),
                        np.zeros(len(ct.lwp_rep)), np.zeros(0))
+        if values:
+            return ct, dec.copy(), lead_dec, vals.copy()
         return ct, dec.copy(), lead_dec
 
 

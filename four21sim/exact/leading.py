@@ -19,7 +19,8 @@ With three players (:func:`lead_summary3`, at the certified equilibrium of
 question has the same form: how much lower is my chance of paying when I lead this
 round than when one of the two others does, with every player keeping its tokens and
 its seat? With two players this is exactly the 2-player lead value above (not paying
-is winning).
+is winning). From 4 players (:func:`lead_summary_n`, at the certified equilibrium of
+:mod:`four21sim.exact.nplayer`) the same, against each of the others leading.
 
     >>> from four21sim import Variant
     >>> from four21sim.exact.leading import lead_summary
@@ -35,7 +36,8 @@ from ..rules import kernel as R
 from ..rules.variants import Variant
 from .two_player import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 
-__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values3", "lead_summary3"]
+__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values3", "lead_summary3",
+           "lead_values_n", "lead_summary_n", "round1_loser_pays"]
 
 
 def _solution(variant: Variant | Solution) -> Solution:
@@ -256,3 +258,85 @@ def lead_summary3(variant) -> dict:
     lv = lead_values3(sol)
     by_phase = _by_phase(lv, ("tokens_me", "tokens_next", "tokens_last"))
     return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None}
+
+
+# --------------------------------------------------------------- four players and more
+def _check_nsolution(sol):
+    from .nplayer import NSolution
+    if not isinstance(sol, NSolution) or sol.objective != "pay":
+        raise ValueError(f"sol: {sol!r} is not allowed; allowed: an n-player solution (four21sim.exact.nplayer) "
+                         "for objective 'pay'")
+    return sol
+
+
+def _visits_n(sol) -> np.ndarray:
+    """Expected rounds played in each state with every player in, from the start (the chain of ``sol.dist``)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    from . import _nplayer_game as NG
+    game = NG.role_game(sol.variant, sol.players)
+    s, lo, w, p = np.nonzero((game.ended == 0) & (game.sub == 0))
+    Ns = len(sol.states)
+    T = sp.csr_matrix((sol.dist[s, lo, w, p], (s, game.nxt[s, lo, w, p])), shape=(Ns, Ns))
+    e = np.zeros(Ns)
+    e[sol.start] = 1.0
+    return spla.spsolve((sp.identity(Ns, format="csr") - T.T).tocsc(), e)
+
+
+def lead_values_n(sol) -> pd.DataFrame:
+    """Every state's value of leading at the n-player equilibrium (objective ``pay``), 4 players or more.
+
+    For the player X holding ``tokens_me`` in state ``(pot, tokens by role)`` (X leads,
+    ``tokens_role1`` ... the holders playing after it, in order): ``p_pay_leading`` is
+    X's P(pay) there; ``p_pay_following`` the mean of X's P(pay) when each of the others
+    leads instead, everyone keeping its tokens and its place at the table (the state
+    rotated: X then plays in role n - r when the holder of role r leads); ``lead_value``
+    is following minus leading: what leading saves X in P(pay). ``visits``: the expected
+    number of rounds the game plays in the state from the start, everyone still in (the
+    equilibrium's Markov chain). ``sol``: an :class:`~four21sim.exact.nplayer.NSolution`.
+    """
+    sol = _check_nsolution(sol)
+    n = sol.players
+    index = {st: i for i, st in enumerate(sol.states)}
+    P = sol.p_pay
+    visits = _visits_n(sol)
+    rows = []
+    for i, (pot, toks) in enumerate(sol.states):
+        lead = float(P[i, 0])
+        follow = float(np.mean([P[index[(pot, toks[r:] + toks[:r])], n - r] for r in range(1, n)]))
+        rows.append(dict(pot=pot, tokens_me=toks[0], **{f"tokens_role{j}": toks[j] for j in range(1, n)},
+                         phase="charge" if pot > 0 else "decharge", p_pay_leading=lead, p_pay_following=follow,
+                         lead_value=follow - lead, visits=float(visits[i])))
+    return pd.DataFrame(rows)
+
+
+def round1_loser_pays(sol) -> float:
+    """P(the loser of the first round pays), at the n-player equilibrium (objective ``pay``), exact.
+
+    The first round's outcome distribution (``sol.dist`` at the start), each outcome followed by
+    the P(pay) of its loser from there (the state it leads to, or the end; under ``last_holder``
+    the game of the players left). With 2 players it is one minus :func:`round1_loser_wins`.
+    """
+    from . import _nplayer_game as NG
+    from .nplayer import _sub_values
+    sol = _check_nsolution(sol)
+    game = NG.role_game(sol.variant, sol.players)
+    S = NG.succ(game, sol.start, sol.value, _sub_values(sol.subs, "pay"), "pay")  # P(not paying) after each outcome
+    d = sol.dist[sol.start]
+    return float(sum(d[lo].ravel() @ (1.0 - S[lo, ..., lo]).ravel() for lo in range(sol.players)))
+
+
+def lead_summary_n(sol) -> dict:
+    """What leading is worth at a table of 4 players or more (equilibrium, exact), as plain numbers.
+
+    The form of :func:`lead_summary3`: ``by_phase`` over the states where everyone is in,
+    ``first_round`` (the mean of the other seats' P(pay) minus seat 0's, seat 0 leading the
+    first round), ``round1_loser_wins`` (None: with more than 2 players the loser's win share
+    is not the question) and ``round1_loser_pays`` (:func:`round1_loser_pays`).
+    """
+    sol = _check_nsolution(sol)
+    lv = lead_values_n(sol)
+    by_phase = _by_phase(lv, ("tokens_me",) + tuple(f"tokens_role{j}" for j in range(1, sol.players)))
+    return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None,
+            "round1_loser_pays": round1_loser_pays(sol)}

@@ -67,7 +67,8 @@ from . import _nplayer_kernels as NK
 from . import store
 
 __all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate", "verify",
-           "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective", "check_tokens"]
+           "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective", "check_tokens",
+           "keep_values", "in_play"]
 
 OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 6
@@ -324,24 +325,39 @@ class NSolution:
     def _round_solver(self):
         return NG.Rounds(NG.role_game(self.variant, self.players)), _Decisions()
 
-    def keep(self, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> int:
-        """The keep (``dice`` keep index; ``FULL_KEEP + hand`` stops) of the player in ``role`` in ``state``
-        (pot, tokens by role), after the hands (and throws) of the roles before it, holding ``hand``
-        after ``made`` throws. A ``RANDOM_KEEP`` never occurs in an equilibrium."""
+    def _round_of(self, state):
+        """State s's number, the builder of its round's decisions and values, and its throw limit."""
         key = (int(state[0]), tuple(int(x) for x in state[1]))
         if key not in self._index:
             raise ValueError(f"state: {state!r} is not allowed; allowed: (pot, tokens by role) of a state with every "
                              f"player in, adding up to {self.variant.tokens}")
         s = self._index[key]
         game = NG.role_game(self.variant, self.players)
-        rounds, decisions = self._round_solver
+        rounds = self._round_solver[0]
 
         def build():
             S = NG.succ(game, s, self.choice_values(), _sub_values(self.subs, self.objective), self.objective)
-            return rounds.decisions(s, S, self.players)
+            return rounds.decisions(s, S, self.players, values=True)
 
         limit = NG.limit(self.variant, "charge" if key[0] > 0 else "decharge")
-        return decisions.keep(s, build, limit, self.players, role, hands, throws, made, hand, self.variant)
+        return s, build, limit
+
+    def keep(self, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> int:
+        """The keep (``dice`` keep index; ``FULL_KEEP + hand`` stops) of the player in ``role`` in ``state``
+        (pot, tokens by role), after the hands (and throws) of the roles before it, holding ``hand``
+        after ``made`` throws. A ``RANDOM_KEEP`` never occurs in an equilibrium."""
+        s, build, limit = self._round_of(state)
+        return self._round_solver[1].keep(s, build, limit, self.players, role, hands, throws, made, hand,
+                                          self.variant)
+
+    def keep_utilities(self, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> dict:
+        """Every legal keep of one decision (arguments as :meth:`keep`) with the utilities it leads to:
+        keep index -> ``ndarray[j]``, the utility of the player in role j, everyone (the chooser
+        included) playing the equilibrium after this decision. See :func:`keep_values`."""
+        s, build, limit = self._round_of(state)
+        _check_situation(self.variant, limit, self.players, role, hands, throws, made, hand)
+        ct, dec, lead_dec, vals = self._round_solver[1].get(s, build)
+        return _keep_utilities(ct, dec, lead_dec, vals, self.variant, limit, role, hands, throws, made, hand)
 
     def summary(self) -> dict:
         """Per seat P(pay) and win share, and the solve's measures, as JSON-able numbers."""
@@ -870,11 +886,84 @@ class _Decisions:
     def keep(self, s, build, limit, m, role, hands, throws, made, hand, variant) -> int:
         """The keep of the situation, checked (see :meth:`NSolution.keep`)."""
         _check_situation(variant, limit, m, role, hands, throws, made, hand)
-        ct, dec, lead_dec = self.get(s, build)
+        ct, dec, lead_dec = self.get(s, build)[:3]
         if role == 0:
             return int(lead_dec[made - 1, hand])
         g = ct.context_of(list(hands), list(throws), int(throws[0]))
         return int(dec[g, made - 1, hand])
+
+
+# P(hand h after keeping k and throwing the rest), for the keeps that throw a die: M[k, h]
+_THROW_P = dice.THROW_COUNTS[:dice.FULL_KEEP] / dice.KT_DENOM[:dice.FULL_KEEP, None]
+
+
+def _turn_ends(ct, vals, limit: int, role: int, hands, throws) -> tuple[np.ndarray, int]:
+    """``end[f-1, h, j]``: the utilities when the turn of ``role`` ends on h after f throws (zero where
+    it cannot end so: an exact follower before the count), and the turn's throw limit."""
+    if role == 0:
+        return vals[ct.lead_next[:limit]], limit
+    c = int(throws[0])
+    g = ct.context_of(list(hands), list(throws), c)
+    end = np.zeros((c, _NH, vals.shape[1]))
+    for f in range(1, c + 1):
+        if ct.exact and f < c:
+            continue
+        slot = 0 if ct.exact else f - 1
+        end[f - 1] = vals[ct.trans[ct.row_start[g] + slot * _NH + np.arange(_NH)]]
+    return end, c
+
+
+def _keep_utilities(ct, dec, lead_dec, vals, variant, limit, role, hands, throws, made, hand) -> dict:
+    """keep -> utilities by role of one decision, the turn's later keeps those of the profile
+    (``lead_dec`` for the leader, ``dec[g]`` for a follower in context g)."""
+    end, c = _turn_ends(ct, vals, limit, role, hands, throws)
+    later = lead_dec if role == 0 else dec[ct.context_of(list(hands), list(throws), c)]
+    level = end[c - 1]
+    stops = dice.FULL_KEEP + np.arange(_NH)
+    for m in range(c - 1, made, -1):  # the profile's own play after this decision, backwards
+        kv = _THROW_P @ level
+        k = later[m - 1].astype(np.int64)
+        level = np.where((k == stops)[:, None], end[m - 1], kv[np.clip(k, 0, dice.FULL_KEEP - 1)])
+    kv = _THROW_P @ level
+    allow_stop = role == 0 or variant.followers == "at_most"
+    return {k: (end[made - 1, hand] if k == dice.FULL_KEEP + hand else kv[k]).copy()
+            for k in dice.keeps_of(hand, allow_stop=allow_stop)}
+
+
+def in_play(sol: NSolution, m: int) -> NSolution:
+    """The solution of the game with ``m`` players in play: ``sol`` itself, or (under ``end =
+    last_holder``, once players are out) the game of fewer players it holds."""
+    if m == sol.players:
+        return sol
+    if m not in sol.subs:
+        raise ValueError(f"players: {m} in play is not allowed; allowed: "
+                         f"{', '.join(str(k) for k in sorted(sol.subs) + [sol.players])}")
+    return sol.subs[m]
+
+
+def keep_values(sol: NSolution, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> dict:
+    """The utility of each legal keep of one decision to the player choosing it, everyone playing the
+    equilibrium afterwards: keep index -> value (P(not paying) under ``pay``, the win share under ``win``).
+
+    Parameters
+    ----------
+    sol : NSolution
+    state : (pot, tokens by role)
+        Every player in, role 0 leading (:func:`in_play` gives the game of the players left).
+    role : int
+        The player choosing: 0 the leader, then the followers in playing order.
+    hands, throws : sequence of int
+        The final hands and throws of the roles before it this round (a follower's throw
+        limit is the leader's throws, ``throws[0]``).
+    made, hand : int
+        The throws made (below the turn's limit) and the hand held.
+
+    The values are the solver's own backward induction (the same continuation values and
+    round kernel, the same tie order): the keep the equilibrium takes (:meth:`NSolution.keep`)
+    is the first in ``dice.HAND_KEEPS`` order within 1e-12 of the best. The n-player
+    counterpart of :func:`four21sim.exact.solver3_keeps.keep_values`.
+    """
+    return {k: float(u[role]) for k, u in sol.keep_utilities(state, role, hands, throws, made, hand).items()}
 
 
 def tie_spread(sol: NSolution) -> np.ndarray:

@@ -14,6 +14,7 @@ from .registry import (
                        PolicySpec,
                        canonical_name,
                        check_available,
+                       compile_decider,
                        compile_policy,
                        evaluate,
                        policies_for,
@@ -23,6 +24,7 @@ from .registry import (
 from .tables import KEEP_DTYPE, Policy, check_policy, table_policy
 
 __all__ = ["Policy", "PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "HABITS", "ALIASES", "KEEP_DTYPE",
-           "canonical_name", "compile_policy", "check_available", "resolve_policies", "table_policy", "check_policy",
+           "canonical_name", "compile_policy", "compile_decider", "check_available", "resolve_policies", "table_policy",
+           "check_policy",
            "evaluate", "policies_for", "policy_help", "median_hand", "best_response", "evaluate_lineup",
            "against_names"]

@@ -4,6 +4,9 @@
   already rows of context mode 1 (pot and own tokens).
 - 3 players: the certified equilibrium of :mod:`four21sim.exact.solver3`, laid out in
   context mode 2 (:mod:`four21sim.policies.contexts`).
+- 4 players and more: no engine tables (they would not fit: docs/nplayer.md); the n-player
+  equilibrium of :mod:`four21sim.exact.nplayer` decides one turn at a time instead
+  (:class:`OptimalPlayer`, a plug-in policy for ``four21sim play`` and the environments).
 """
 
 from __future__ import annotations
@@ -12,13 +15,17 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..exact import solver3, two_player
+from ..exact import nplayer, solver3, two_player
 from ..rules import dice
 from ..rules.variants import Variant
 from . import contexts as C
 from .tables import KEEP_DTYPE, Policy, table_policy
 
-__all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_tables3"]
+__all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_tables3", "OptimalPlayer",
+           "build_optimal_player", "optimal_player_unavailable", "DECISION_PLAYERS"]
+
+DECISION_PLAYERS = (4, nplayer.MAX_PLAYERS)
+"""Where ``optimal`` decides one turn at a time (the n-player equilibrium), beyond its engine tables."""
 
 _NH = dice.N_HANDS
 
@@ -82,6 +89,50 @@ def warm_optimal(variant: Variant, players: int) -> None:
 def optimal_unavailable(variant: Variant, players: int) -> str | None:
     """Why ``optimal`` cannot be built for ``variant`` (None when it can)."""
     cap = two_player.MAX_SOLVER_TOKENS if players == 2 else solver3.MAX_TOKENS_3
+    if variant.tokens > cap:
+        return f"the exact {players}-player solver takes at most {cap} tokens, not {variant.tokens}"
+    return None
+
+
+class OptimalPlayer:
+    """``optimal`` from 4 players on: the n-player equilibrium (each player minimises its own
+    P(pay)) deciding each turn from what the table shows, a plug-in policy (``policy(turn) -> keep``,
+    :mod:`.plugin`).
+
+    Each decision is :meth:`four21sim.exact.nplayer.NSolution.keep` in the state of the round
+    (tokens by role, the leader's first), after the hands and throws of the roles before it;
+    once players are out (``end = last_holder``), the game of the players left.
+    """
+
+    name = "optimal"
+
+    def __init__(self, variant: Variant, players: int):
+        self.variant, self.players = variant, players
+        self.solution = nplayer.solve(variant, players, "pay")
+
+    def situation(self, turn) -> tuple:
+        """``(solution, state, role, hands, throws)`` of the player deciding at ``turn``."""
+        order = tuple(turn.order)
+        sol = nplayer.in_play(self.solution, len(order))
+        state = (int(turn.pot), tuple(int(turn.tokens[s]) for s in order))
+        return (sol, state, order.index(turn.seat), tuple(int(h) for _, h, _ in turn.table),
+                tuple(int(f) for _, _, f in turn.table))
+
+    def __call__(self, turn) -> int:
+        sol, state, role, hands, throws = self.situation(turn)
+        return sol.keep(state, role, hands, throws, int(turn.made), int(turn.hand))
+
+
+@lru_cache(maxsize=8)
+def build_optimal_player(variant: Variant, players: int) -> OptimalPlayer:
+    """``optimal`` deciding one turn at a time, 4 to 6 players (the solve: minutes the first time, then
+    the disk cache)."""
+    return OptimalPlayer(variant, players)
+
+
+def optimal_player_unavailable(variant: Variant, players: int) -> str | None:
+    """Why ``optimal`` cannot decide turn by turn for ``variant`` (None when it can)."""
+    cap = nplayer.MAX_TOKENS.get(players, 0)
     if variant.tokens > cap:
         return f"the exact {players}-player solver takes at most {cap} tokens, not {variant.tokens}"
     return None

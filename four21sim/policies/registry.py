@@ -31,7 +31,11 @@ The named policies
     :mod:`four21sim.exact.two_player` (context mode 1). With 3 players: the certified
     equilibrium of :mod:`four21sim.exact.solver3` where each player minimises its own
     P(pay) (context mode 2, docs/engine.md; docs/equilibrium.md says why "optimal"
-    means an equilibrium there). Not defined for 4 players or more.
+    means an equilibrium there). No engine tables for 4 players or more (they would not fit:
+    docs/nplayer.md): there, at the terminal and in the environments, the n-player
+    equilibrium of :mod:`four21sim.exact.nplayer` decides one turn at a time (4 to 6
+    players, :class:`four21sim.policies.optimal.OptimalPlayer`); the engine and the studies
+    refuse it, with the reason :meth:`PolicySpec.why_not` gives.
 
 ``equilibrium`` is the older name of ``optimal`` at 3 players; it is still accepted
 (with a FutureWarning) and means ``optimal`` at any player count.
@@ -50,7 +54,8 @@ from . import optimal as O
 from .tables import Policy, check_policy
 
 __all__ = ["PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "HABITS", "ALIASES", "canonical_name",
-           "compile_policy", "check_available", "resolve_policies", "evaluate", "policies_for", "policy_help"]
+           "compile_policy", "compile_decider", "check_available", "resolve_policies", "evaluate", "policies_for",
+           "policy_help"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,14 @@ class PolicySpec:
     habit : bool
         A habit a player may have at the table (a heuristic of its own hand and the table,
         no solve): the habits studied against optimal play and used as deviations.
+    decide : callable or None
+        ``decide(variant, players) -> plug-in policy``: where the policy has no decision tables
+        (``players`` outside :attr:`players`) but can decide one turn at a time (``four21sim play``,
+        the environments; not the engine or the studies). None: nowhere beyond its tables.
+    decide_players : tuple of int or None
+        The smallest and largest player counts ``decide`` is for.
+    decide_unavailable : callable or None
+        As ``unavailable``, for ``decide``.
     """
 
     name: str
@@ -92,17 +105,34 @@ class PolicySpec:
     costly: bool = False
     warm: Callable[[Variant, int], None] | None = None
     habit: bool = False
+    decide: Callable[[Variant, int], Callable] | None = None
+    decide_players: tuple[int, int] | None = None
+    decide_unavailable: Callable[[Variant, int], str | None] | None = None
 
     def fits(self, players: int) -> bool:
         return self.players[0] <= players <= self.players[1]
 
-    def why_not(self, variant: Variant, players: int) -> str | None:
-        """Why this policy cannot play ``players`` players of ``variant`` (None if it can)."""
+    def decides(self, players: int) -> bool:
+        """Whether it decides one turn at a time (without tables) at ``players`` players."""
+        return self.decide is not None and self.decide_players[0] <= players <= self.decide_players[1]
+
+    def why_not(self, variant: Variant, players: int, turn_by_turn: bool = False) -> str | None:
+        """Why this policy cannot play ``players`` players of ``variant`` (None if it can): with its
+        decision tables (the engine, the studies), or, with ``turn_by_turn``, one decision at a time
+        as well (``four21sim play``, the environments)."""
+        if turn_by_turn and not self.fits(players) and self.decides(players):
+            return self.decide_unavailable(variant, players) if self.decide_unavailable else None
         if not self.fits(players):
-            lo, hi = self.players
-            span = f"{lo} players" if lo == hi else f"{lo} to {hi} players"
-            return f"{self.name!r} is defined for {span}, not {players}"
+            where = "" if self.decide is None else " in the engine and the studies (decision tables)"
+            also = "" if self.decide is None else (f"; one decision at a time (four21sim play, the environments) "
+                                                   f"for {_span(self.decide_players)}")
+            return f"{self.name!r} is defined for {_span(self.players)}{where}, not {players}{also}"
         return self.unavailable(variant, players) if self.unavailable else None
+
+
+def _span(players: tuple[int, int]) -> str:
+    lo, hi = players
+    return f"{lo} players" if lo == hi else f"{lo} to {hi} players"
 
 
 _ALL = (MIN_PLAYERS, MAX_PLAYERS)
@@ -116,7 +146,9 @@ REGISTRY: tuple[PolicySpec, ...] = (
     PolicySpec("random", H.build_random, False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
     PolicySpec("optimal", O.build_optimal, True, (2, 3),
                "exact optimal play: the 2-player optimum, or the certified 3-player equilibrium where each "
-               "minimises its own P(pay)", O.optimal_unavailable, costly=True, warm=O.warm_optimal),
+               "minimises its own P(pay)", O.optimal_unavailable, costly=True, warm=O.warm_optimal,
+               decide=O.build_optimal_player, decide_players=O.DECISION_PLAYERS,
+               decide_unavailable=O.optimal_player_unavailable),
 )
 _SPEC = {p.name: p for p in REGISTRY}
 # older names still accepted, with a FutureWarning: old name -> registry name
@@ -135,7 +167,10 @@ def policy_help() -> str:
     """One line per policy, for help texts."""
     def span(p: PolicySpec) -> str:
         lo, hi = p.players
-        return "" if p.players == _ALL else f" ({lo} players)" if lo == hi else f" ({lo} or {hi} players)"
+        text = "" if p.players == _ALL else f"{lo} players" if lo == hi else f"{lo} or {hi} players"
+        if p.decide is not None and text:
+            text += f"; {_span(p.decide_players)} one decision at a time, in play"
+        return f" ({text})" if text else ""
 
     return "\n".join(f"{p.name}: {p.summary}{span(p)}" for p in REGISTRY)
 
@@ -168,6 +203,26 @@ def compile_policy(name: str | Policy, variant: Variant, players: int = 2) -> Po
         return name
     spec = check_available(name, variant, players)
     return spec.build(variant, players)
+
+
+def compile_decider(name: str | Policy, variant: Variant, players: int = 2):
+    """A seat's decider for play one decision at a time: the compiled tables where the policy has
+    them, else its turn-by-turn plug-in (``optimal`` from 4 players: the n-player equilibrium).
+
+    Raises
+    ------
+    ValueError
+        As :func:`compile_policy`, naming where the policy is defined.
+    """
+    if isinstance(name, Policy):
+        return compile_policy(name, variant, players)
+    spec = _SPEC[canonical_name(name)]
+    if spec.fits(players) or not spec.decides(players):
+        return compile_policy(spec.name, variant, players)
+    why = spec.why_not(variant, players, turn_by_turn=True)
+    if why:
+        raise ValueError(f"policies: {why}")
+    return spec.decide(variant, players)
 
 
 def check_available(name: str, variant: Variant, players: int) -> PolicySpec:
