@@ -156,6 +156,7 @@ def test_every_mistake_of_a_study_file_is_reported_at_once(tmp_path):
 def test_the_verdicts_link_optimal_play_at_more_players_where_it_is_committed(tmp_path):
     """Issue 19: a default study without optimal play at 3+ players links the studies that have it."""
     import pandas as pd
+
     from four21sim.study.report import _optimal_elsewhere
     folder = tmp_path / "default"
     folder.mkdir()
