@@ -354,8 +354,9 @@ def report(df: pd.DataFrame, meta: dict) -> str:
                   "(`--report-only`: the same numbers, no solve and no game).", ""]
     if meta.get("skipped"):
         lines += [f"The 3-player solver ran for at most {meta['solve_budget']:.0f} s: {meta['skipped']} "
-                  "equilibria were not solved in this run (marked *not solved*); the n-player solver will make "
-                  "them seconds.", ""]
+                  "equilibria were not solved in this run (marked *not solved*): a 3-player solve takes from "
+                  "10 s to a few minutes on 2 cores; a longer `--solve-budget` solves the rest (the disk cache "
+                  "keeps what is solved).", ""]
     lines += ["## Findings", ""] + [f"- {s}" for s in _findings_symmetry(df) + [*_findings_payer(df)]
                                     + _findings_exact(df) + _findings_simulated(df)]
     lines += ["", "![rule space](figures/rule_space.png)", ""]
