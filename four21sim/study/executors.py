@@ -304,6 +304,7 @@ def _feed(pool, plan, pending: list[Task], in_flight: int, finished: Callable, h
         held.check()
         done, _ = wait(running, timeout=_POLL, return_when=FIRST_COMPLETED)
         for fut in done:
+            held.check()  # a signal during the last write stops here, not after every task done with it
             t = running.pop(fut)
             finished(t, fut.result())
 
