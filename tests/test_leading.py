@@ -95,9 +95,9 @@ def test_solve_json_has_the_lead_value():
 
 # ------------------------------------------------------------------ three players
 @pytest.mark.parametrize("preset,overrides", [("super421", ["tokens=2", "charge_throws=2", "decharge_throws=2"]),
-                                              ("super421-lebon", ["tokens=3", "charge_throws=2", "decharge_throws=2",
+                                              ("super421-lebon", ["tokens=2", "charge_throws=2", "decharge_throws=2",
                                                                   "next_leader=winner"]),
-                                              ("montreal", ["tokens=3", "decharge_throws=2"]),
+                                              ("montreal", ["tokens=2", "decharge_throws=2"]),
                                               ("classic", ["tokens=2", "decharge_throws=2", "next_leader=next_seat"])])
 def test_three_player_lead_values_against_the_game_tree(preset, overrides):
     from test_solver3_bruteforce import _values

@@ -223,8 +223,8 @@ def _values(variant: Variant, n: int, objective: str):
 CASES = [
     ("super421", ["tokens=1"], "pay"),
     ("super421", ["tokens=2", "charge_throws=2", "decharge_throws=2"], "pay"),
-    ("super421", ["tokens=3", "charge_throws=2", "decharge_throws=2"], "win"),
-    ("super421-lebon", ["tokens=3", "charge_throws=2", "decharge_throws=2", "next_leader=winner"], "pay"),
+    ("super421", ["tokens=2", "charge_throws=2", "decharge_throws=2"], "win"),
+    ("super421-lebon", ["tokens=2", "charge_throws=2", "decharge_throws=2", "next_leader=winner"], "pay"),
     ("montreal", ["tokens=3", "decharge_throws=2"], "pay"),
     ("classic", ["tokens=2", "decharge_throws=2", "next_leader=next_seat"], "pay"),
     ("classic", ["tokens=2", "charge_throws=2"], "win"),
