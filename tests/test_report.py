@@ -167,3 +167,17 @@ def test_the_verdicts_link_optimal_play_at_more_players_where_it_is_committed(tm
     assert _optimal_elsewhere(folder, [2], head) == \
         " Optimal play at more players: [4 and 5 players, exact](../nplayer/REPORT.md)."
     assert _optimal_elsewhere(folder, [2, 3, 4], head) == ""  # the study plays it everywhere itself
+
+
+def test_a_staged_report_knows_the_folder_it_is_for(tmp_path, monkeypatch):
+    """The run stages outputs beside the folder (.NAME.PID.tmp): the report took results/ for the folder,
+    and its links to the cheat sheets and the studies beside it were lost."""
+    from four21sim.study.folder import stage_path
+    from four21sim.study.report import _results_folder
+    out = tmp_path / "results" / "default"
+    out.mkdir(parents=True)
+    assert _results_folder(stage_path(out) / "REPORT.md") == out.resolve()  # beside
+    monkeypatch.chdir(out)  # a run from inside its folder stages inside it
+    assert stage_path(out).parent == out.resolve()
+    assert _results_folder(stage_path(out) / "REPORT.md") == out.resolve()
+    assert _results_folder(out / "REPORT.md") == out.resolve()

@@ -667,10 +667,15 @@ def _facts(study, manifest: dict) -> StudyFacts:
 
 
 def _results_folder(path: Path) -> Path:
-    """The results folder a report is written for: the report's folder, or its parent while the
-    outputs are staged in a temporary folder beside them (``.outputs.PID.tmp``)."""
+    """The results folder a report is written for: the report's folder, or, while the outputs are
+    staged (:func:`four21sim.study.folder.stage_path`), the folder they are for: ``.NAME.PID.tmp``
+    beside it, or ``.outputs.PID.tmp`` inside it."""
     here = Path(path).resolve().parent
-    return here.parent if here.name.startswith(".") else here
+    parts = here.name.split(".")
+    if len(parts) >= 4 and parts[0] == "" and parts[-1] == "tmp" and parts[-2].isdigit():
+        name = ".".join(parts[1:-2])
+        return here.parent if name == "outputs" else here.parent / name
+    return here
 
 
 def render_report(facts: StudyFacts, manifest: dict, tables: dict[str, pd.DataFrame], figures: dict[str, str],
