@@ -97,3 +97,20 @@ def test_a_script_without_a_main_guard_can_run_a_study_with_three_player_optimal
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert (tmp_path / "o" / "REPORT.md").exists()
+
+
+def test_a_fresh_machine_without_a_cache_folder_gets_one_without_a_warning(monkeypatch, tmp_path, recwarn):
+    """On a fresh machine ~/.cache (here XDG_CACHE_HOME) does not exist yet: the cache was turned off
+    with a warning naming FOUR21SIM_CACHE_DIR, which the user never set."""
+    monkeypatch.delenv("FOUR21SIM_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "not" / "yet"))
+    assert cache.cache_dir() == tmp_path / "not" / "yet" / "four21sim"
+    key = cache.entry_key("test", variant={"tokens": 3})
+    cache.store(key, {"x": np.arange(3.0)}, {"why": "test"})
+    got = cache.load(key)
+    assert list(got["x"]) == [0.0, 1.0, 2.0] and got["__meta__"]["why"] == "test"
+    assert not [w for w in recwarn if issubclass(w.category, cache.CacheWarning)]
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    with pytest.warns(cache.CacheWarning, match=r"^XDG_CACHE_HOME: .* cannot be used \(not a folder\)"):
+        assert cache.cache_dir() is None

@@ -58,21 +58,26 @@ class CacheWarning(UserWarning):
     """The disk cache was skipped (unusable folder) or an entry was refused (and is solved again)."""
 
 
-def _usable(path: Path) -> bool:
-    """Whether ``path`` can serve as the cache folder; one warning per process if not."""
+def _usable(path: Path, source: str) -> bool:
+    """Whether ``path`` can serve as the cache folder (it, or the nearest folder above it that
+    exists, is a folder: the missing ones are made on the first write); one warning per process
+    if not, naming where the path came from (``source``)."""
     text = str(path)
     try:
-        if path.exists() and not path.is_dir():
-            raise NotADirectoryError(20, "not a folder")
-        os.stat(path.parent if not path.exists() else path)
         if any(len(p) > 255 for p in path.parts) or len(text) > 4000 or "\0" in text:
             raise OSError(36, "File name too long")
+        here = path
+        while not os.path.lexists(here) and here.parent != here:
+            here = here.parent
+        if not here.is_dir():
+            raise NotADirectoryError(20, "not a folder")
+        os.stat(here)
         return True
     except (OSError, ValueError) as exc:
         if text not in _REFUSED:
             _REFUSED.add(text)
             why = getattr(exc, "strerror", None) or exc
-            warnings.warn(f"FOUR21SIM_CACHE_DIR: {text[:80]!r} cannot be used ({why}); the disk cache is off "
+            warnings.warn(f"{source}: {text[:80]!r} cannot be used ({why}); the disk cache is off "
                           "for this run (allowed: a folder path, or off)", CacheWarning, stacklevel=3)
         return False
 
@@ -83,11 +88,12 @@ def cache_dir() -> Path | None:
     if env is not None:
         if env.strip().lower() in ("", "off", "0", "no"):
             return None
-        path = Path(os.path.expanduser(env))
+        path, source = Path(os.path.expanduser(env)), "FOUR21SIM_CACHE_DIR"
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = Path(base) / "four21sim"
-    return path if _usable(path) else None
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = xdg or os.path.join(os.path.expanduser("~"), ".cache")
+        path, source = Path(base) / "four21sim", "XDG_CACHE_HOME" if xdg else "the cache folder"
+    return path if _usable(path, source) else None
 
 
 def code_hash(modules: tuple[str, ...]) -> str:

@@ -408,7 +408,7 @@ DEFAULT_STUDY = Study(
     name="default",
     question="Which preset is fairest, how big is the first-player advantage, how much do keep/reroll "
              "habits and skill matter, and how many tokens swing?",
-    seed=421, games=1_000_000, task_games=250_000,
+    seed=421, games=500_000, task_games=125_000,
     lineup_players={"optimal": [2], "one:optimal/greedy": [2]},
 )
 """The embedded default study (the same as ``experiments/default.toml``): every preset of the
