@@ -602,7 +602,7 @@ def _check_rows(tables) -> list[dict]:
         cut = z_for(1 - 0.001 / k)
         rows.append({"variant": r.variant, "players": r.players, "line-up": r.lineup, "exact from": r.exact_source,
                      "games": f"{r.games:,}", "z, seat 0 win share": f"{zs['win']:+.2f}",
-                     "largest |z|, a seat's P(pay)": f"{zs['pay']:.2f}",
+                     "largest abs(z), a seat's P(pay)": f"{zs['pay']:.2f}",
                      "z, mean rounds": f"{zs['rounds']:+.2f}" if "rounds" in zs else "",
                      "passes (99.9%)": "yes" if max(abs(zs["win"]), zs["pay"], abs(zs.get("rounds", 0))) <= cut
                      else "NO"})
@@ -612,7 +612,7 @@ def _check_rows(tables) -> list[dict]:
         z = (r.score - r.score_exact) / se if se > 0 else 0.0
         rows.append({"variant": r.variant, "players": r.players, "line-up": r.lineup, "exact from": "solver",
                      "games": f"{r.games:,}", "z, seat 0 win share": f"{z:+.2f} (skilled share)",
-                     "largest |z|, a seat's P(pay)": "", "z, mean rounds": "",
+                     "largest abs(z), a seat's P(pay)": "", "z, mean rounds": "",
                      "passes (99.9%)": "yes" if abs(z) <= Z999 else "NO"})
     return rows
 
