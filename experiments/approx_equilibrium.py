@@ -5,7 +5,7 @@ Question: when every player minimises its own P(pay) and exact solving does not 
 family of four21sim.analysis.approx (a leader threshold and a follower value weight per
 context group), how much can one deviator still gain against it (measured on fresh
 games, with an interval), how fair is the paying seat under that play, and, at 3
-players, how close is it to the exact equilibrium of four21sim.exact.solver3?
+players, how close is it to the exact equilibrium of four21sim.exact.nplayer?
 
     python experiments/approx_equilibrium.py [--variants super421 ...] [--players 3 4 5 6 7 8]
         [--games 10000] [--measure-games 100000] [--rounds 3] [--candidates 3] [--seed 13]
@@ -48,7 +48,7 @@ def run_variant(preset: str, players: list[int], args, out: Path) -> None:
         exact = None
         t_exact = float("nan")
         if n == 3:
-            from four21sim.exact.solver3 import solve
+            from four21sim.exact.nplayer import solve
             t1 = time.perf_counter()
             exact = solve(v, 3).seat_p_pay
             t_exact = time.perf_counter() - t1
@@ -313,7 +313,7 @@ def write_report(out: Path, args) -> None:
     L += ["", "## P(pay) per seat under the profile", "",
           "Each seat's P(pay) when everyone plays the profile, with its interval (95% jointly over the seats of a "
           "row: each at 1 - 0.05/n, Bonferroni). At 3 players, the exact equilibrium's P(pay) "
-          "(`four21sim.exact.solver3`, certified) is given below it.", ""]
+          "(`four21sim.exact.nplayer`, certified) is given below it.", ""]
     for (variant, n), df in T.groupby(["variant", "players"], sort=False):
         cells = [f"{r.p_pay:.4f} [{r.low:.4f}, {r.high:.4f}]" for r in df.itertuples()]
         L.append(f"- **{variant}, {n} players** (1/n = {1 / n:.4f}): " + "; ".join(
@@ -325,7 +325,7 @@ def write_report(out: Path, args) -> None:
             L.append(f"  - the exact value is inside the approximate profile's interval for {inside} of 3 seats")
     if X is not None:
         L += ["", "## At 3 players: the approximate profile and the exact equilibrium, each against the other", "",
-              "The profile found at 3 players and the certified equilibrium of `four21sim.exact.solver3` (policy "
+              "The profile found at 3 players and the certified equilibrium of `four21sim.exact.nplayer` (policy "
               "`equilibrium`), each played as one deviator's policy while the two others play the other one, on "
               f"fresh games ({int(X['games'].iloc[0]):,} per line-up). A significant positive gain of the "
               "equilibrium against the profile is a deviation outside the family that the family's own search "

@@ -34,7 +34,7 @@ GROWTH = {"super421": (3, 5, 7, 9), "classic": (6, 11, 16)}  # the presets thems
 def one(preset: str, tokens: int | None, objective: str) -> dict:
     """Solve one configuration in this process and return its numbers."""
     from four21sim import Variant
-    from four21sim.exact.solver3 import solve
+    from four21sim.exact.nplayer import solve
 
     v = Variant.from_preset(preset, [f"tokens={tokens}"] if tokens else [])
     t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 """Does the engine playing the 3-player equilibrium reproduce the solver's exact P(pay)?
 
 Question: with every seat playing ``optimal`` (at 3 players: the certified equilibrium of
-four21sim.exact.solver3, read by the engine in context mode 2), does each seat's simulated
+four21sim.exact.nplayer, read by the engine in context mode 2), does each seat's simulated
 share of paying agree with the exact value? 10 million games per preset; per seat
 z = (simulated - exact) / sqrt(exact (1 - exact) / games), an upper bound on the
 standard error (a share in [0, 1] has variance at most p(1-p)). A correct engine
@@ -39,7 +39,7 @@ def main(argv=None) -> int:
         return 2
     from four21sim import Variant, simulate
     from four21sim._util.atomic import write_text_atomic
-    from four21sim.exact.solver3 import solve
+    from four21sim.exact.nplayer import solve
     from four21sim.study.run import _git_commit, _versions
 
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")

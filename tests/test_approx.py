@@ -146,7 +146,7 @@ def test_the_gain_estimate_covers_the_exact_two_player_gain():
 
 
 def test_no_deviation_gains_significantly_against_the_certified_three_player_equilibrium():
-    # solver3's equilibrium (exploitability ~1e-14) as the profile: a deviator cannot lower its
+    # the n-player solver's equilibrium (exploitability ~1e-14) as the profile: a deviator cannot lower its
     # P(pay), so no measured gain may be significantly positive (99.9% intervals, 3 deviations:
     # false failure at most 0.15%). The habits, which are worse, must not show gains either.
     v = Variant.from_preset("super421", ["tokens=4"])

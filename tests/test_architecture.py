@@ -11,7 +11,7 @@ import pytest
 
 from four21sim import policies
 from four21sim.engine import _kernels, _stream
-from four21sim.exact import _solver3_kernels
+from four21sim.exact import _nplayer_kernels
 from four21sim.exact import _two_player_kernels as _solver_kernels
 from four21sim.rules import dice
 from four21sim.rules import kernel as _rules
@@ -30,7 +30,7 @@ LIVE = {
 }
 
 
-@pytest.mark.parametrize("module", [_stream, _rules, _kernels, _solver_kernels, _solver3_kernels],
+@pytest.mark.parametrize("module", [_stream, _rules, _kernels, _solver_kernels, _nplayer_kernels],
                          ids=lambda m: m.__name__)
 def test_tables_compiled_into_the_kernels_are_the_live_dice_tables(module):
     # numba freezes module globals into the compiled code, and cache=True may load a
@@ -85,8 +85,8 @@ def test_a_policy_outside_its_player_counts_is_refused_with_the_allowed_ones():
                                          r"allowed with 4 players: sec, chase421, greedy, table-aware, random$"):
         policies.compile_policy("optimal", PRESETS["super421"], players=4)
     # beyond what the exact 3-player solver takes: refused before any solve, with the reason
-    big = Variant.from_preset("super421", {"tokens": 31})
-    with pytest.raises(ValueError, match=r"policies: the exact 3-player solver takes at most 30 tokens, not 31"):
+    big = Variant.from_preset("super421", {"tokens": 41})
+    with pytest.raises(ValueError, match=r"policies: the exact 3-player solver takes at most 40 tokens, not 41"):
         policies.check_available("optimal", big, 3)
 
 

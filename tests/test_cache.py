@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from four21sim import Variant
-from four21sim.exact import solver3
+from four21sim.exact import nplayer
 from four21sim.exact import store as cache
 
 # classic ends at the last holder: its 3-player solution carries the 2-player sub-game
@@ -19,50 +19,50 @@ FIELDS = ("value", "p_pay", "p_win", "rounds", "gain", "basis", "dist")
 
 def _fresh(monkeypatch, where):
     monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(where))
-    solver3.solve.cache_clear()
+    nplayer._equilibrium.cache_clear()
 
 
 def _same(a, b):
     for f in FIELDS:
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
     assert a.states == b.states and a.iterations == b.iterations and a.converged == b.converged
-    assert (a.sub is None) == (b.sub is None)
-    if a.sub is not None:
-        _same(a.sub, b.sub)
+    assert sorted(a.subs) == sorted(b.subs)
+    for k in a.subs:
+        _same(a.subs[k], b.subs[k])
 
 
 def test_a_cached_solution_is_the_solution(monkeypatch, tmp_path):
     _fresh(monkeypatch, tmp_path)
-    solved = solver3.solve(V, 3)
-    assert not solved.info.get("from_cache") and solved.sub is not None
+    solved = nplayer.solve(V, 3)
+    assert not solved.info.get("from_cache") and 2 in solved.subs
     assert list(tmp_path.glob("*.npz"))
-    solver3.solve.cache_clear()
-    loaded = solver3.solve(V, 3)
+    nplayer._equilibrium.cache_clear()
+    loaded = nplayer.solve(V, 3)
     assert loaded.info["from_cache"]
     _same(solved, loaded)
     # another objective is another entry, not this one
-    solver3.solve.cache_clear()
-    assert not solver3.solve(V, 3, "win").info.get("from_cache")
+    nplayer._equilibrium.cache_clear()
+    assert not nplayer.solve(V, 3, "win").info.get("from_cache")
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "foreign"])
 def test_a_damaged_or_foreign_entry_is_solved_again(monkeypatch, tmp_path, damage):
     _fresh(monkeypatch, tmp_path)
-    solved = solver3.solve(V, 3)
-    for path in tmp_path.glob("*.npz"):
+    solved = nplayer.solve(V, 3)
+    other = Variant.from_preset("montreal", {"tokens": 4})
+    arrays, meta = nplayer.to_arrays(nplayer._solve_equilibrium(other, 3, "pay", 1e-13, 200, 10, True))
+    for path in list(tmp_path.glob("*.npz")):
         data = path.read_bytes()
         if damage == "truncate":
             path.write_bytes(data[: len(data) // 2])
         elif damage == "garbage":
             path.write_bytes(os.urandom(len(data)))
         else:  # a valid entry of another game under this entry's name
-            other = Variant.from_preset("montreal", {"tokens": 4})
             key = cache.entry_key("test", other=other.describe())
-            arrays, meta = solver3._to_arrays(solver3._solve(other, 3, "pay", 1e-13, 200, None))
             cache.store(key, arrays, meta)
             (tmp_path / cache._path(key).name).replace(path)
-    solver3.solve.cache_clear()
-    again = solver3.solve(V, 3)
+    nplayer._equilibrium.cache_clear()
+    again = nplayer.solve(V, 3)
     assert not again.info.get("from_cache")
     _same(solved, again)
 
@@ -71,10 +71,10 @@ def test_an_unwritable_or_disabled_cache_is_skipped(monkeypatch, tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
     _fresh(monkeypatch, blocked / "cache")  # cannot be created: the solve still answers
-    assert solver3.solve(V, 3).exploitability < 1e-9
+    assert nplayer.solve(V, 3).exploitability < 1e-9
     _fresh(monkeypatch, "off")
     assert cache.cache_dir() is None
-    assert solver3.solve(V, 3).exploitability < 1e-9
+    assert nplayer.solve(V, 3).exploitability < 1e-9
 
 
 def test_solves_warmed_side_by_side_are_read_back(monkeypatch, tmp_path):
@@ -83,7 +83,7 @@ def test_solves_warmed_side_by_side_are_read_back(monkeypatch, tmp_path):
     items = [(Variant.from_preset(p, {"tokens": 3}), 3, "optimal") for p in ("super421", "montreal")]
     executors.warm_policies(items, 2)  # two child interpreters, one solve each
     for v, _, _ in items:
-        assert solver3.solve(v, 3).info.get("from_cache"), v.describe()
+        assert nplayer.solve(v, 3).info.get("from_cache"), v.describe()
 
 
 def test_a_script_without_a_main_guard_can_run_a_study_with_three_player_optimal(tmp_path):

@@ -20,7 +20,7 @@ import pytest
 
 import four21sim
 from four21sim.cli.sweep import console
-from four21sim.exact import solver3
+from four21sim.exact import nplayer
 from four21sim.exact import store as cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,8 +190,8 @@ def _rewrite(path: Path, change) -> None:
 @pytest.mark.parametrize("forgery", ["swapped-columns", "nan"])
 def test_a_forged_cache_entry_is_refused_with_a_warning_and_replaced(monkeypatch, tmp_path, forgery):
     monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path))
-    solver3.solve.cache_clear()
-    truth = solver3.solve(V4, 3).seat_p_pay
+    nplayer._equilibrium.cache_clear()
+    truth = nplayer.solve(V4, 3).seat_p_pay
 
     def forge(a):
         if forgery == "nan":
@@ -200,14 +200,14 @@ def test_a_forged_cache_entry_is_refused_with_a_warning_and_replaced(monkeypatch
             for k in ("value", "p_pay", "p_win", "gain", "basis"):
                 a[k] = a[k][:, [1, 0, 2]]
     _rewrite(_entry(tmp_path), forge)
-    solver3.solve.cache_clear()
+    nplayer._equilibrium.cache_clear()
     with pytest.warns(cache.CacheWarning, match="refused"):
-        again = solver3.solve(V4, 3)
+        again = nplayer.solve(V4, 3)
     assert not again.info.get("from_cache") and np.allclose(again.seat_p_pay, truth, atol=1e-12)
-    solver3.solve.cache_clear()
+    nplayer._equilibrium.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the replaced entry is sound: no warning now
-        assert solver3.solve(V4, 3).info["from_cache"]
+        assert nplayer.solve(V4, 3).info["from_cache"]
 
 
 def test_a_bad_cache_folder_turns_the_cache_off_with_one_warning(monkeypatch, tmp_path):

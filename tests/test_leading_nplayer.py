@@ -1,10 +1,8 @@
 """The value of leading at n players (``exact.leading.lead_values_n``, ``lead_summary_n``).
 
-Witnesses: at 3 players the same computation on the n-player solver's solution must give the
-3-player solver's own lead values (``lead_values3``: another solver, another chain, the rotation
-written out by hand for three); at 4 players the expected rounds of the chain add up to the
-solver's expected rounds of a game (computed there by another linear system), and the first
-round's lead value is the seats' P(pay) from the start.
+Witnesses: at 3 players, the brute-force game tree (tests/test_leading.py); at 4 players the
+expected rounds of the chain add up to the solver's expected rounds of a game (computed there
+by another linear system), and the first round's lead value is the seats' P(pay) from the start.
 """
 
 from __future__ import annotations
@@ -15,17 +13,6 @@ import pytest
 from four21sim import Variant
 from four21sim.cli.solve import analyse, format_text
 from four21sim.exact import leading, nplayer
-
-
-@pytest.mark.parametrize("preset", ["super421", "montreal"])
-def test_n_player_lead_values_at_three_players_are_the_three_player_solvers(preset):
-    v = Variant.from_preset(preset, ["tokens=5"])
-    mine = leading.lead_values_n(nplayer.solve(v, 3))
-    ref = leading.lead_values3(v)
-    assert list(mine["pot"]) == list(ref["pot"])
-    assert list(mine["tokens_role1"]) == list(ref["tokens_next"])
-    for col in ("p_pay_leading", "p_pay_following", "lead_value", "visits"):
-        assert np.allclose(mine[col], ref[col], atol=1e-10, rtol=0), col
 
 
 def test_four_player_lead_values_add_up():

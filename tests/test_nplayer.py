@@ -2,10 +2,9 @@
 
 Independent anchors: the 2-player solver (its own brute force and the published
 one-round game, tests/test_solver*.py) and its chain evaluator of any two table
-policies (``four21sim.exact.two_player.evaluate``); the 3-player solver (``four21sim.exact.solver3``,
-checked by its own brute force), which uses a different round state (every pair of
-hands); the brute-force trees of tests/test_nplayer_bruteforce.py for 4 players and
-for best responses.
+policies (``four21sim.exact.two_player.evaluate``); the brute-force trees of
+tests/test_nplayer3_bruteforce.py for 3 players and of tests/test_nplayer_bruteforce.py for 4
+players and for best responses.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import pytest
 from four21sim import Variant, dice, policies
 from four21sim.exact import _nplayer_game as NG
 from four21sim.exact import nplayer as NP
-from four21sim.exact import solver3
 from four21sim.exact import store as cache
 from four21sim.exact import two_player as solver2
 from four21sim.exact.nplayer import solve
@@ -68,28 +66,6 @@ def test_two_player_decisions_are_the_two_player_solvers():
                     if made < c:
                         assert sol.keep((pot, (a, b)), 1, (hl,), (c,), made, h) == \
                             ref.foll[pot * (T + 1) + b, hl, c - 1, made - 1, h]
-
-
-# ====================================================================== 3 players: solver3
-def _agree_with_solver3(v: Variant, objective: str) -> None:
-    ref = solver3.solve(v, 3, objective)
-    sol = solve(v, 3, objective)
-    assert sol.states == ref.states
-    assert sol.iterations == ref.iterations and sol.converged == ref.converged
-    for name in ("value", "p_pay", "p_win", "gain"):
-        assert np.abs(getattr(sol, name) - getattr(ref, name)).max() <= 1e-12, name
-    assert np.abs(sol.rounds - ref.rounds).max() <= 1e-12 * max(1.0, ref.rounds.max())
-
-
-@pytest.mark.parametrize("preset,objective", [("super421", "pay"), ("super421-lebon", "win"), ("montreal", "pay"),
-                                              ("classic", "win")])
-def test_three_players_agree_with_solver3(preset, objective):
-    _agree_with_solver3(Variant.from_preset(preset, ["tokens=3"]), objective)
-
-
-@pytest.mark.parametrize("overrides", OVERRIDES, ids="-".join)
-def test_three_players_agree_with_solver3_under_other_options(overrides):
-    _agree_with_solver3(Variant.from_preset("super421", ["tokens=3"] + overrides), "pay")
 
 
 # ====================================================================== the certificate
@@ -173,12 +149,13 @@ def test_an_equilibrium_is_certified(objective):
     assert sol.seat_p_win.sum() == pytest.approx(1.0, abs=1e-12)
 
 
-@pytest.mark.parametrize("preset", ["montreal"])
-def test_a_one_throw_charge_led_by_its_loser_is_fair_to_four_seats(preset):
+@pytest.mark.parametrize("preset,players", [("montreal", 3), ("classic", 3), ("montreal", 4)])
+def test_a_one_throw_charge_led_by_its_loser_is_fair_to_every_seat(preset, players):
     # Every seat throws once in a charge round, so the first loser is any seat alike and
-    # everything after is seen from it (it leads): each seat pays exactly 1/4.
-    sol = solve(Variant.from_preset(preset, ["tokens=3"]), 4)
-    assert np.allclose(sol.seat_p_pay, 0.25, atol=1e-12, rtol=0)
+    # everything after is seen from it (it leads): each seat pays exactly 1/players.
+    sol = solve(Variant.from_preset(preset, ["tokens=3"]), players)
+    assert np.allclose(sol.seat_p_pay, 1 / players, atol=1e-12, rtol=0)
+    assert np.allclose(sol.seat_p_win, 1 / players, atol=1e-12, rtol=0)
 
 
 # ====================================================================== best responses to tables
@@ -344,15 +321,14 @@ def test_a_decision_asked_for_an_impossible_situation_is_refused():
 
 
 # ====================================================================== exact.solve and the disk store
-def test_exact_solve_is_the_n_player_solver_from_four_players_and_solver3_at_three():
+def test_exact_solve_is_the_n_player_solver_from_three_players():
     from four21sim import exact
     v = Variant.from_preset("super421", ["tokens=2"])
     sol = exact.solve(v, 4)
     assert isinstance(sol, NP.NSolution) and sol.players == 4
     assert sol.seat_p_pay.sum() == pytest.approx(1.0, abs=1e-12) and sol.exploitability <= 1e-12
-    three = exact.solve(v, 3, "win")
-    assert isinstance(three, solver3.Solution3)
-    assert np.abs(three.p_pay - solve(v, 3, "win").p_pay).max() <= 1e-12
+    assert exact.solve(v, 3, "win") is solve(v, 3, "win")
+    assert exact.solve(v, 2) is solver2.solve(v)
     with pytest.raises(ValueError, match="players: 7 is not allowed; allowed: 2 to 6"):
         exact.solve(v, 7)
 

@@ -419,7 +419,7 @@ def _equilibrium_tree(v: Variant, n: int, objective: str) -> _Tree:
 # left under last_holder), where it does. With followers "exact" a 4-player round has about
 # 2e7 full tables; "at_most" (le bon, classic) makes it 9e7: that one plays one round. Two
 # throws where three would only multiply the tables (the 3-throw turn is checked at 3 players,
-# tests/test_solver3_bruteforce.py, and against solver3 in tests/test_nplayer.py).
+# tests/test_nplayer3_bruteforce.py).
 CASES_4 = [
     ("super421", ["tokens=1"], "pay"),
     ("classic", ["tokens=1", "charge_throws=2", "decharge_throws=2"], "win"),

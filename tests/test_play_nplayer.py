@@ -3,10 +3,9 @@
 Witnesses, none of them the code under test:
 
 - at 3 players the same turn-by-turn player (``OptimalPlayer`` on the n-player solution) must
-  play the engine's game die for die against the engine's own ``optimal`` tables (solver3's
-  equilibrium, context mode 2): the mapping from what the table shows (seats, tokens, the
-  hands before) to the solver's state and role is checked exactly, since the two solvers'
-  decisions agree (tests/test_nplayer.py holds their values to 1e-12);
+  play the engine's game die for die against the engine's own ``optimal`` tables (the same
+  equilibrium laid out in context mode 2, read by another path): the mapping from what the
+  table shows (seats, tokens, the hands before) to the solver's state and role is checked exactly;
 - at 4 players, played games against the exact P(pay) by seat (|z| <= 4 per seat, with the
   games' binomial error), with and without players going out (``last_holder``: the games
   of the players left);

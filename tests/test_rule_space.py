@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from four21sim import Variant
-from four21sim.exact import solver3
+from four21sim.exact import nplayer
 from four21sim.exact.two_player import solve
 from four21sim.policies import evaluate
 
@@ -53,7 +53,7 @@ def test_the_exact_column_is_the_direct_solves(exact):
         v = _variant(s)
         p0 = solve(v).p_seat0  # P(seat 0 wins): it pays otherwise
         g0 = evaluate(v, ["greedy", "greedy"])["p_seat0"]
-        pay3 = solver3.solve(v, 3, "pay").seat_p_pay
+        pay3 = nplayer.solve(v, 3, "pay").seat_p_pay
         for (n, lu), pays in {(2, "optimal"): [1 - p0, p0], (2, "greedy"): [1 - g0, g0],
                               (3, "optimal"): list(pay3)}.items():
             r = by.loc[(s["label"], n, lu)]

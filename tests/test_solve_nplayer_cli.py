@@ -13,7 +13,7 @@ import pytest
 
 from four21sim import Variant
 from four21sim.cli.solve import analyse, format_text
-from four21sim.exact import nplayer, solver3
+from four21sim.exact import nplayer
 from four21sim.policies import evaluate_lineup
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,7 +86,7 @@ def test_a_four_player_best_response_to_sec_beats_playing_sec():
 def test_the_best_response_to_the_equilibrium_is_the_equilibrium_s_value():
     v = Variant.from_preset("super421", ["tokens=2"])
     out = analyse(SMALL + ["--players", "3", "--against", "equilibrium", "--seat", "2"])
-    ref = solver3.solve(v, 3)
+    ref = nplayer.solve(v, 3)
     assert [s["p_pay"] for s in out["seats"]] == pytest.approx(list(ref.seat_p_pay), abs=1e-12)
 
 

@@ -2,7 +2,7 @@
 
 Witnesses: the 2-player solver's optimum and exact evaluation of fixed table policies
 (Markov chains of the game, four21sim.exact.two_player), and the 3-player equilibrium of
-four21sim.exact.solver3. None of them knows the theorem.
+four21sim.exact.nplayer. None of them knows the theorem.
 
 - wherever :func:`seat_symmetry` says the theorem applies, every seat's exact P(pay) is
   1/players to 1e-12: every single rule change of the one-throw-charge presets (Montreal,
@@ -21,7 +21,7 @@ from __future__ import annotations
 import pytest
 
 from four21sim import Variant
-from four21sim.exact import solver3
+from four21sim.exact import nplayer
 from four21sim.exact.symmetry import KINDS, seat_symmetry
 from four21sim.exact.two_player import solve
 from four21sim.policies import evaluate
@@ -101,7 +101,7 @@ THREE = [("montreal", []), ("classic", []), ("super421", ["charge_throws=1", "ne
 def test_three_players_at_the_equilibrium_pay_exactly_one_third(preset, changes):
     v = Variant.from_preset(preset, ["tokens=3", *changes])
     assert seat_symmetry(v, ["optimal"] * 3).applies
-    pay = solver3.solve(v, 3, "pay").seat_p_pay
+    pay = nplayer.solve(v, 3, "pay").seat_p_pay
     assert abs(pay - 1 / 3).max() < 1e-12, pay
 
 
@@ -109,7 +109,7 @@ def test_three_players_at_the_equilibrium_pay_exactly_one_third(preset, changes)
 def test_three_players_where_a_condition_fails(preset, changes):
     v = Variant.from_preset(preset, ["tokens=3", *changes])
     assert not seat_symmetry(v, ["optimal"] * 3).applies
-    assert abs(solver3.solve(v, 3, "pay").seat_p_pay - 1 / 3).max() > 1e-4
+    assert abs(nplayer.solve(v, 3, "pay").seat_p_pay - 1 / 3).max() > 1e-4
 
 
 def test_mixed_lineups_and_bad_input():

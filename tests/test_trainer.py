@@ -21,7 +21,7 @@ from four21sim.advice.gamelog import read_log, replay
 from four21sim.advice.play import Game, play_game
 from four21sim.advice.trainer import Trainer
 from four21sim.cli import play as cli
-from four21sim.exact import solver3, solver3_keeps, two_player
+from four21sim.exact import nplayer, two_player
 from four21sim.policies import compile_policy
 from four21sim.policies.plugin import tabulate
 from four21sim.rules import dice
@@ -61,7 +61,7 @@ def test_playing_the_optimum_costs_nothing_at_two_players(preset, seed):
 
 
 def test_playing_the_equilibrium_costs_nothing_at_three_players():
-    # the profile's engine tables (solver3.decisions) against the keep values (solver3_keeps.keep_values)
+    # the profile's engine tables (policies.optimal.engine_tables3) against the keep values (nplayer.keep_values)
     v = Variant.from_preset("super421", ["tokens=3"])
     opt = compile_policy("optimal", v, 3)
     tr = Trainer(v, 3)
@@ -81,24 +81,24 @@ def test_playing_the_equilibrium_costs_nothing_at_three_players():
 
 def test_the_best_keep_averaged_over_the_first_throw_is_the_state_value():
     v = Variant.from_preset("super421", ["tokens=3"])
-    sol = solver3.solve(v, 3)
+    sol = nplayer.solve(v, 3)
     for pot, toks in [(3, (0, 0, 0)), (0, (1, 1, 1)), (1, (1, 1, 0))]:
         s = sol.states.index((pot, toks))
-        best = [max(solver3_keeps.keep_values(sol, pot, toks, 0, h, 1).values()) for h in range(dice.N_HANDS)]
+        best = [max(nplayer.keep_values(sol, (pot, toks), 0, (), (), 1, h).values()) for h in range(dice.N_HANDS)]
         assert float(P0 @ np.array(best)) == pytest.approx(sol.value[s, 0], abs=1e-12)
 
 
-def test_three_player_keep_values_of_a_two_player_game_are_the_two_player_solvers():
+def test_n_player_keep_values_of_a_two_player_game_are_the_two_player_solvers():
     v = Variant.from_preset("super421-lebon", ["tokens=4"])
-    s2, tp = solver3.solve(v, 2), two_player.solve(v)
+    s2, tp = nplayer.solve(v, 2), two_player.solve(v)
     hl = dice.parse_hand("654")
     for pot, a, b in [(4, 0, 0), (0, 1, 3), (2, 1, 1)]:
         for h in (dice.parse_hand(x) for x in ("631", "611", "543")):
             for made in (1, 2):
-                x = solver3_keeps.keep_values(s2, pot, (a, b), 0, h, made)
+                x = nplayer.keep_values(s2, (pot, (a, b)), 0, (), (), made, h)
                 y = two_player.leader_keep_values(tp, pot, a, b, h, made)
                 assert x.keys() == y.keys() and max(abs(x[k] - y[k]) for k in x) < 1e-9
-                x = solver3_keeps.keep_values(s2, pot, (b, a), 1, h, 1, ((hl, 3),))
+                x = nplayer.keep_values(s2, (pot, (b, a)), 1, (hl,), (3,), 1, h)
                 y = two_player.follower_keep_values(tp, pot, a, b, hl, 3, h, 1)
                 assert x.keys() == y.keys() and max(abs(x[k] - y[k]) for k in x) < 1e-9
 

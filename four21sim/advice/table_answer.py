@@ -4,7 +4,6 @@ At a table of more than two, the game answer is the probability of paying (being
 game's loser) after each keep, from the state of the game (the pot, every seat's tokens,
 who leads) and the hands and throws of the players before this one in the round, everyone
 playing the certified equilibrium afterwards (each player minimising its own P(pay)):
-3 players from :mod:`four21sim.exact.solver3_keeps`, 4 to 6 from
 :func:`four21sim.exact.nplayer.keep_values`, as the trainer reads them
 (:class:`four21sim.advice.trainer.Trainer`, the one place that picks the solver).
 """
@@ -12,7 +11,7 @@ playing the certified equilibrium afterwards (each player minimising its own P(p
 from __future__ import annotations
 
 from .._util.checks import check_int
-from ..exact import nplayer, odds, solver3
+from ..exact import nplayer, odds
 from ..rules import dice
 from ..rules.state import GameState, Turn
 from ..rules.variants import Variant, as_variant
@@ -65,7 +64,7 @@ def table_game_keeps(variant: Variant, turn: Turn) -> tuple[list[odds.Keep], str
                          f"{nplayer.MAX_PLAYERS}")
     values = Trainer(variant, turn.players).values(turn)
     if not values.exact_game:
-        cap = solver3.MAX_TOKENS_3 if turn.players == 3 else nplayer.MAX_TOKENS[turn.players]
+        cap = nplayer.MAX_TOKENS[turn.players]
         raise ValueError(f"tokens: {variant.tokens} is too many for the exact {turn.players}-player solver; "
                          f"allowed: 1 to {cap}")
     # P(pay); with two players left (last_holder) the trainer's 2-player values are P(win): the other pays

@@ -2,10 +2,7 @@
 
 - 2 players: P(win the game) of each keep, both playing optimally afterwards
   (:func:`four21sim.exact.two_player.leader_keep_values` and ``follower_keep_values``).
-- 3 players (every player in): P(pay) of each keep for the player choosing, everyone
-  playing the certified equilibrium afterwards (:func:`four21sim.exact.solver3_keeps.keep_values`,
-  objective ``pay``); once a player is out (``last_holder``), the 2-player game's values.
-- 4 to 6 players: P(pay) of each keep for the player choosing, everyone playing the certified
+- 3 to 6 players: P(pay) of each keep for the player choosing, everyone playing the certified
   n-player equilibrium afterwards (:func:`four21sim.exact.nplayer.keep_values`, objective
   ``pay``); once players are out (``last_holder``), the equilibrium of the players left.
 - Otherwise (more players or more tokens than the solvers take): the round answer's
@@ -20,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..exact import nplayer, solver3, solver3_keeps, two_player
+from ..exact import nplayer, two_player
 from ..rules import dice
 from ..rules.state import Turn
 from ..rules.variants import Variant
@@ -72,14 +69,14 @@ class KeepValues:
 class Trainer:
     """The values of the keeps at any decision of a game of ``variant`` with ``players`` seats.
 
-    Solves once what it needs (the 2-player game in about a second; the 3-player
-    equilibrium once per variant, up to two minutes, then from the disk cache; the
-    n-player equilibrium from 4 players, minutes, then from the disk cache).
+    Solves once what it needs (the 2-player game in about a second; the n-player
+    equilibrium once per variant, seconds to a minute at 3 players and minutes from 4,
+    then from the disk cache).
     """
 
     def __init__(self, variant: Variant, players: int):
         self.variant, self.players = variant, players
-        self._sol2 = self._sol3 = self._soln = None
+        self._sol2 = self._soln = None
 
     @property
     def exact_players(self) -> tuple[int, ...]:
@@ -87,42 +84,34 @@ class Trainer:
         out = ()
         if self.variant.tokens <= two_player.MAX_SOLVER_TOKENS:
             out += (2,)
-        if self.variant.tokens <= solver3.MAX_TOKENS_3:
-            out += (3,)
         n = self.players
-        if 4 <= n <= nplayer.MAX_PLAYERS and self.variant.tokens <= nplayer.MAX_TOKENS[n]:
+        if 3 <= n <= nplayer.MAX_PLAYERS and self.variant.tokens <= nplayer.MAX_TOKENS[n]:
             out += (n,)
         return out
 
     def solve(self) -> None:
         """Solve now what the game's decisions will need (the terminal says it is doing so)."""
-        if self.players >= 4 and self.players in self.exact_players:
+        if self.players >= 3 and self.players in self.exact_players:
             self._many()
         elif self.players in self.exact_players:
-            self._solution(self.players)
-            if self.players == 3 and self.variant.end == "last_holder":
-                self._solution(2)
+            self._solution2()
 
-    def _solution(self, n: int):
-        if n == 2 and self._sol2 is None:
+    def _solution2(self):
+        if self._sol2 is None:
             self._sol2 = two_player.solve(self.variant)
-        if n == 3 and self._sol3 is None:
-            self._sol3 = solver3.solve(self.variant, 3, "pay")
-        return self._sol2 if n == 2 else self._sol3
+        return self._sol2
 
     def values(self, turn: Turn) -> KeepValues:
         """Every legal keep at ``turn`` with its value (see the module docstring)."""
         m = len(turn.order)
-        if self.players >= 4 and self.players in self.exact_players:
+        if self.players >= 3 and self.players in self.exact_players:
             return self._nplayer(turn)
         if self.players in self.exact_players and m == 2:
             return self._two(turn)
-        if self.players == 3 and 3 in self.exact_players and m == 3:
-            return self._three(turn)
         return self.round_values(turn)
 
     def _two(self, turn: Turn) -> KeepValues:
-        sol = self._solution(2)
+        sol = self._solution2()
         other = next(s for s in turn.order if s != turn.seat)
         pot, mine, theirs = turn.pot, turn.tokens[turn.seat], turn.tokens[other]
         if turn.leading:
@@ -132,15 +121,6 @@ class Trainer:
                                                 turn.made)
         left = "" if self.players == 2 else ", the 2 players left"
         return KeepValues("P(win the game)", v, False, f"exact{left}, both playing optimally afterwards", True)
-
-    def _three(self, turn: Turn) -> KeepValues:
-        sol = self._solution(3)
-        role = turn.order.index(turn.seat)
-        tokens = tuple(turn.tokens[s] for s in turn.order)
-        before = tuple((h, f) for _, h, f in turn.table)
-        u = solver3_keeps.keep_values(sol, turn.pot, tokens, role, turn.hand, turn.made, before)
-        return KeepValues("P(pay)", {k: 1.0 - x for k, x in u.items()}, True,
-                          "exact, 3 players, everyone playing the equilibrium afterwards", True)
 
     def _many(self):
         if self._soln is None:

@@ -1,9 +1,9 @@
 """``four21sim solve``: the game solved exactly, at the player counts the solvers reach.
 
 Prints, per seat, P(pay) and P(win) under optimal play (2 players: the optimum of
-:mod:`four21sim.exact.two_player`; 3 players: the certified equilibrium of
-:mod:`four21sim.exact.solver3`; 4 to 6: that of :mod:`four21sim.exact.nplayer`), the
-expected number of rounds, the value of leading (2 and 3 players), the same from any
+:mod:`four21sim.exact.two_player`; 3 to 6: the certified equilibrium of
+:mod:`four21sim.exact.nplayer`), the
+expected number of rounds, the value of leading, the same from any
 ``--state``, and with 2 players the leader's table for that state (for every hand and
 number of throws made: stop or which dice to keep, with the leader's P(win the game));
 ``--follower HAND,COUNT`` prints the follower's table against that leader instead.
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ..exact import nplayer
 from ..exact import solve as solve_exact
-from ..exact.leading import lead_summary, lead_summary3, lead_summary_n
+from ..exact.leading import lead_summary, lead_summary_n
 from ..exact.nplayer import MAX_PLAYERS, OBJECTIVES
 from ..exact.two_player import MAX_SOLVER_TOKENS, check_state, solve
 from ..policies import against_names, best_response
@@ -146,7 +146,7 @@ def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
     order = [(st.leader + i) % n for i in range(n)]
     order = [s for s in order if st.pot > 0 or st.tokens[s] > 0]
     # under last_holder, with players out: the game of those left
-    game = sol if len(order) == n else (sol.sub if n == 3 else sol.subs[len(order)])
+    game = sol if len(order) == n else sol.subs[len(order)]
     i = game.states.index((st.pot, tuple(st.tokens[s] for s in order)))
     p_pay, p_win = [0.0] * n, [1.0] * n  # a seat out has won (last_holder)
     for role, s in enumerate(order):
@@ -155,14 +155,13 @@ def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
 
 
 def _analyse3(args, variant, n: int = 3) -> dict:
-    """3 players or more: the certified equilibrium (solver3 at 3, the n-player solver from 4)."""
+    """3 players or more: the certified equilibrium of the n-player solver."""
     if args.follower:
         raise ValueError(f"--follower: {args.follower!r} is not allowed with --players {n}; allowed: only with "
                          "--players 2")
     st = parse_state(args.state, n, option="--state") if args.state else start_state(variant, n)
     st = st.with_leader(0).check(variant, "--state")
-    if n > 3:
-        nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
+    nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
     sol = solve_exact(variant, n, args.objective)
     seconds = time.perf_counter() - t0
@@ -171,7 +170,7 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     out.update(seats=_seats(sol.seat_p_pay, sol.seat_p_win), expected_rounds=sol.expected_rounds,
                state=_state_block(variant, st, p_pay, p_win, rounds),
                # the lead value is a difference of P(pay) (four21sim.exact.leading)
-               lead_value=(lead_summary3(sol) if n == 3 else lead_summary_n(sol)) if args.objective == "pay" else None,
+               lead_value=lead_summary_n(sol) if args.objective == "pay" else None,
                exploitability=sol.exploitability, exploitability_any_state=sol.gain_any_state,
                converged=sol.converged, residual=sol.residual, iterations=sol.iterations,
                br_iterations=sol.br_iterations, seconds=seconds, solve_seconds=sol.seconds,

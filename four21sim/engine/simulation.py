@@ -133,7 +133,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         Names: those of the registry, :data:`four21sim.policies.REGISTRY`
         (:func:`four21sim.policies.policy_help` gives one line each, with the player counts
         where a policy is not defined for all: ``optimal``, the 2-player optimum or the
-        3-player equilibrium of :mod:`four21sim.exact.solver3`, is for 2 or 3 players only).
+        3-player equilibrium of :mod:`four21sim.exact.nplayer`, is for 2 or 3 players only).
     games : int
         Number of games, >= 1.
     seed : int

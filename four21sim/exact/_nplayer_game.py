@@ -201,7 +201,7 @@ def compositions(total: int, parts: int, low: int):
 
 
 def role_states(T: int, m: int) -> list[tuple[int, tuple[int, ...]]]:
-    """Every state (pot, tokens by role) with m players in, by increasing pot (solver3's order)."""
+    """Every state (pot, tokens by role) with m players in, by increasing pot."""
     return [(pot, toks) for pot in range(T + 1) for toks in compositions(T - pot, m, 1 if pot == 0 else 0)]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..rules.variants import Variant
-from . import solver3, two_player
+from . import two_player
 
 __all__ = ["solve"]
 
@@ -16,24 +16,20 @@ def solve(variant: Variant, players: int = 2, objective: str = "pay"):
     variant : Variant
     players : int
         2: the optimum of :func:`four21sim.exact.two_player.solve` (a zero-sum game: both
-        objectives are the same); 3: the certified equilibrium of
-        :func:`four21sim.exact.solver3.solve` (what the engine's ``optimal``, the advisor and
-        the value of leading read; the n-player solver gives the same values to 1e-12,
-        docs/nplayer.md); 4 to 6: the certified equilibrium of
-        :func:`four21sim.exact.nplayer.solve`, stored on disk (:mod:`four21sim.exact.store`)
+        objectives are the same); 3 to 6: the certified equilibrium of
+        :func:`four21sim.exact.nplayer.solve` (what the engine's ``optimal``, the advisor, the
+        trainer and the value of leading read), stored on disk (:mod:`four21sim.exact.store`)
         and verified when read back.
     objective : {'pay', 'win'}
         What each player maximises (3 players or more): P(not paying) or its win share.
 
     Returns
     -------
-    Solution, Solution3 or NSolution
+    Solution or NSolution
     """
     from . import nplayer  # when asked for: scipy and its kernels are not every process's cost
     n = nplayer.check_players(players)
     nplayer.check_objective(objective)
     if n == 2:
         return two_player.solve(variant)
-    if n == 3:
-        return solver3.solve(variant, n, objective)
     return nplayer.solve(variant, n, objective)

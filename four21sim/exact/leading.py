@@ -14,13 +14,12 @@ wins the game) with ``a`` tokens against ``b``):
   from the Markov chain of optimal play (what a long simulation's per-round rate
   converges to).
 
-With three players (:func:`lead_summary3`, at the certified equilibrium of
-:mod:`four21sim.exact.solver3` where each player minimises its own P(pay)) the same
+From three players (:func:`lead_summary_n`, at the certified equilibrium of
+:mod:`four21sim.exact.nplayer` where each player minimises its own P(pay)) the same
 question has the same form: how much lower is my chance of paying when I lead this
-round than when one of the two others does, with every player keeping its tokens and
+round than when one of the others does, with every player keeping its tokens and
 its seat? With two players this is exactly the 2-player lead value above (not paying
-is winning). From 4 players (:func:`lead_summary_n`, at the certified equilibrium of
-:mod:`four21sim.exact.nplayer`) the same, against each of the others leading.
+is winning).
 
     >>> from four21sim import Variant
     >>> from four21sim.exact.leading import lead_summary
@@ -36,8 +35,8 @@ from ..rules import kernel as R
 from ..rules.variants import Variant
 from .two_player import Solution, _outcome_dist, _round_table_cached, _transitions, solve
 
-__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values3", "lead_summary3",
-           "lead_values_n", "lead_summary_n", "round1_loser_pays"]
+__all__ = ["lead_values", "round1_loser_wins", "round_rates_exact", "lead_summary", "lead_values_n", "lead_summary_n",
+           "round1_loser_pays"]
 
 
 def _solution(variant: Variant | Solution) -> Solution:
@@ -196,71 +195,7 @@ def lead_summary(variant: Variant | Solution) -> dict:
             "round_rates": rates.to_dict(orient="records")}
 
 
-# --------------------------------------------------------------- three players
-def lead_values3(variant) -> pd.DataFrame:
-    """Every 3-player state's value of leading, at the equilibrium (objective ``pay``).
-
-    For the player X holding ``a`` tokens in state ``(pot, a, b, c)`` (X leads, the
-    holder of ``b`` plays next, then the holder of ``c``): ``p_pay_leading`` is X's
-    P(pay) there; ``p_pay_following`` the mean of X's P(pay) when the holder of ``b``
-    leads instead (state ``(pot, b, c, a)``, X plays last) and when the holder of ``c``
-    leads (``(pot, c, a, b)``, X plays second); ``lead_value`` is following minus
-    leading: what leading saves X in P(pay). ``visits``: the expected number of rounds
-    the game plays in the state from the start, all three still in (Markov chain of
-    the equilibrium).
-
-    ``variant`` is a Variant or a :class:`~four21sim.exact.solver3.Solution3` (3 players,
-    objective ``pay``).
-    """
-    from .solver3 import Solution3, solve
-    sol = variant if isinstance(variant, Solution3) else solve(variant, 3, "pay")
-    if sol.players != 3 or sol.objective != "pay":
-        raise ValueError(f"variant: a 3-player solution for objective 'pay' is needed, not {sol.players} players, "
-                         f"objective {sol.objective!r}")
-    index = {st: i for i, st in enumerate(sol.states)}
-    P = sol.p_pay
-    visits = _visits3(sol)
-    rows = []
-    for i, (pot, (a, b, c)) in enumerate(sol.states):
-        lead = float(P[i, 0])
-        follow = (float(P[index[(pot, (b, c, a))], 2]) + float(P[index[(pot, (c, a, b))], 1])) / 2
-        rows.append(dict(pot=pot, tokens_me=a, tokens_next=b, tokens_last=c,
-                         phase="charge" if pot > 0 else "decharge", p_pay_leading=lead, p_pay_following=follow,
-                         lead_value=follow - lead, visits=float(visits[i])))
-    return pd.DataFrame(rows)
-
-
-def _visits3(sol) -> np.ndarray:
-    """Expected rounds played in each 3-player state from the start (the chain of ``sol.dist``)."""
-    from .solver3 import _build_game
-    game = _build_game(sol.variant, 3, sol.dist.shape[-1], {st: i for i, st in enumerate(sol.sub.states)}
-                       if sol.sub is not None else None)
-    Ns = len(sol.states)
-    T = np.zeros((Ns, Ns))
-    s, lo, w, p = np.nonzero(game.kind == 1)
-    np.add.at(T, (s, game.nxt[s, lo, w, p]), sol.dist[s, lo, w, p])
-    e = np.zeros(Ns)
-    e[sol.start] = 1.0
-    return np.linalg.solve(np.eye(Ns) - T.T, e)
-
-
-def lead_summary3(variant) -> dict:
-    """What leading is worth at a table of three (equilibrium, exact), as plain numbers.
-
-    Returns a dict like :func:`lead_summary`'s: ``by_phase`` (per phase: the smallest,
-    largest and visit-weighted mean lead value over the states where all three are in,
-    and the state where it is largest), ``first_round`` (the lead value of the first
-    round: the mean of seats 1 and 2's P(pay) minus seat 0's) and ``round1_loser_wins``
-    (None: not computed for three players).
-    """
-    from .solver3 import Solution3, solve
-    sol = variant if isinstance(variant, Solution3) else solve(variant, 3, "pay")
-    lv = lead_values3(sol)
-    by_phase = _by_phase(lv, ("tokens_me", "tokens_next", "tokens_last"))
-    return {"by_phase": by_phase, "first_round": float(lv["lead_value"].iloc[sol.start]), "round1_loser_wins": None}
-
-
-# --------------------------------------------------------------- four players and more
+# --------------------------------------------------------------- three players and more
 def _check_nsolution(sol):
     from .nplayer import NSolution
     if not isinstance(sol, NSolution) or sol.objective != "pay":
@@ -285,7 +220,7 @@ def _visits_n(sol) -> np.ndarray:
 
 
 def lead_values_n(sol) -> pd.DataFrame:
-    """Every state's value of leading at the n-player equilibrium (objective ``pay``), 4 players or more.
+    """Every state's value of leading at the n-player equilibrium (objective ``pay``), 3 players or more.
 
     For the player X holding ``tokens_me`` in state ``(pot, tokens by role)`` (X leads,
     ``tokens_role1`` ... the holders playing after it, in order): ``p_pay_leading`` is
@@ -328,9 +263,10 @@ def round1_loser_pays(sol) -> float:
 
 
 def lead_summary_n(sol) -> dict:
-    """What leading is worth at a table of 4 players or more (equilibrium, exact), as plain numbers.
+    """What leading is worth at a table of 3 players or more (equilibrium, exact), as plain numbers.
 
-    The form of :func:`lead_summary3`: ``by_phase`` over the states where everyone is in,
+    ``by_phase`` (per phase: the smallest, largest and visit-weighted mean lead value over
+    the states where everyone is in, and the state where it is largest),
     ``first_round`` (the mean of the other seats' P(pay) minus seat 0's, seat 0 leading the
     first round), ``round1_loser_wins`` (None: with more than 2 players the loser's win share
     is not the question) and ``round1_loser_pays`` (:func:`round1_loser_pays`).

@@ -20,7 +20,7 @@ next seat, ...)``, every player in; values are vectors, one utility per role.
   same outcomes (:mod:`four21sim.exact._nplayer_kernels` says how; the outcome of
   every round is judged by the rules kernel on a representative history). The
   contexts are built once per (variant, players, phase).
-- *The décharge* (cyclic) is solved as :mod:`four21sim.exact.solver3` does: solve every
+- *The décharge* (cyclic) is solved by policy iteration on vectors of values: solve every
   round against the current values, replace the values by the exact values of the
   profile found (a sparse linear system), stop when the Bellman residual is below
   ``tol``, or after ``stall`` iterations without progress (``converged`` False;
@@ -73,7 +73,7 @@ __all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse
 OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 6
 # tokens above which a solve would not fit (memory, or hours), per number of players
-MAX_TOKENS = {2: 60, 3: 30, 4: 21, 5: 15, 6: 11}
+MAX_TOKENS = {2: 60, 3: 40, 4: 21, 5: 15, 6: 11}
 _NH = dice.N_HANDS
 
 
@@ -341,6 +341,20 @@ class NSolution:
 
         limit = NG.limit(self.variant, "charge" if key[0] > 0 else "decharge")
         return s, build, limit
+
+    def round_decisions(self, state):
+        """Every keep of the round of ``state`` (pot, tokens by role): ``(contexts, dec, lead_dec)``.
+
+        ``lead_dec[made-1, h]`` is the leader's keep holding h after ``made`` throws;
+        ``dec[g, made-1, h]`` a follower's in context g, the context after the hands (and
+        throws) before it being ``contexts.context_of(hands, throws, count)`` (or, for whole
+        tables at once, ``contexts.lead_next[count-1, h0]`` then ``contexts.trans[contexts.row_start[g]
+        + slot * 56 + h]``, slot 0 with ``followers = exact``, else the throws minus one).
+        The arrays are copies: the engine tables of :mod:`four21sim.policies.optimal` are built from them.
+        """
+        s, build, _ = self._round_of(state)
+        ct, dec, lead_dec = self._round_solver[1].get(s, build)[:3]
+        return ct, dec.copy(), lead_dec.copy()
 
     def keep(self, state, role: int, hands=(), throws=(), made: int = 1, hand: int = 0) -> int:
         """The keep (``dice`` keep index; ``FULL_KEEP + hand`` stops) of the player in ``role`` in ``state``
@@ -960,8 +974,7 @@ def keep_values(sol: NSolution, state, role: int, hands=(), throws=(), made: int
 
     The values are the solver's own backward induction (the same continuation values and
     round kernel, the same tie order): the keep the equilibrium takes (:meth:`NSolution.keep`)
-    is the first in ``dice.HAND_KEEPS`` order within 1e-12 of the best. The n-player
-    counterpart of :func:`four21sim.exact.solver3_keeps.keep_values`.
+    is the first in ``dice.HAND_KEEPS`` order within 1e-12 of the best.
     """
     return {k: float(u[role]) for k, u in sol.keep_utilities(state, role, hands, throws, made, hand).items()}
 
@@ -972,8 +985,8 @@ def tie_spread(sol: NSolution) -> np.ndarray:
     ``spread[s]``: in state s's round, the largest difference in another player's
     utility between the keep a player takes and a keep it is indifferent to (within
     1e-12). Zero means the tie order moves nobody's values there; otherwise another
-    order would make another equilibrium, with other values for the others
-    (at 3 players solver3 documents the same). The cost is one pass over the states.
+    order would make another equilibrium, with other values for the others.
+    The cost is one pass over the states.
     """
     game = NG.role_game(sol.variant, sol.players)
     rounds = NG.Rounds(game)

@@ -25,9 +25,8 @@ shapes from the key, and a re-verification against the game (one evaluation pass
 the stored profile: its stored values must satisfy the game's equations for its own
 stored decisions). An entry that fails is reported in one warning (:class:`CacheWarning`),
 deleted, and the caller solves again and stores the new solution. ``verify`` may raise
-any exception: that counts as a failure. The 3-player solver's verifier is
-:func:`four21sim.exact.solver3.verify_entry`; the n-player solver supplies its own the
-same way.
+any exception: that counts as a failure. The n-player solver's verifier is
+:func:`four21sim.exact.nplayer.verify_entry`.
 
 ``FOUR21SIM_CACHE_DIR``: ``~`` is expanded; a folder that cannot be used (a name too
 long, not a folder, not creatable) turns the cache off for the process, with one warning.
@@ -97,7 +96,7 @@ def cache_dir() -> Path | None:
 
 
 def code_hash(modules: tuple[str, ...]) -> str:
-    """SHA-256 of the source of the named package modules (``"exact/solver3"`` is ``four21sim/exact/solver3.py``)."""
+    """SHA-256 of the source of the named package modules (``"exact/nplayer"`` is ``four21sim/exact/nplayer.py``)."""
     h = hashlib.sha256()
     for m in modules:
         h.update(m.encode())

@@ -29,7 +29,7 @@ The named policies
 ``optimal``
     Optimal play where it is computed exactly. With 2 players: the optimum of
     :mod:`four21sim.exact.two_player` (context mode 1). With 3 players: the certified
-    equilibrium of :mod:`four21sim.exact.solver3` where each player minimises its own
+    equilibrium of :mod:`four21sim.exact.nplayer` where each player minimises its own
     P(pay) (context mode 2, docs/engine.md; docs/equilibrium.md says why "optimal"
     means an equilibrium there). No engine tables for 4 players or more (they would not fit:
     docs/nplayer.md): there, at the terminal and in the environments, the n-player

@@ -359,7 +359,8 @@ def leading_table(facts: StudyFacts) -> pd.DataFrame:
     """The exact value of leading per variant, at the player counts the study plays: 2 players,
     both optimal, for every variant the solver takes; 3 players, at the equilibrium, for the
     variants the study plays ``optimal`` with 3 players (:mod:`four21sim.exact.leading`)."""
-    from ..exact.leading import lead_summary, lead_summary3
+    from ..exact import solve
+    from ..exact.leading import lead_summary, lead_summary_n
     from ..exact.two_player import MAX_SOLVER_TOKENS
     if not facts.exact:
         return pd.DataFrame()
@@ -372,7 +373,7 @@ def leading_table(facts: StudyFacts) -> pd.DataFrame:
             wanted.setdefault((c.label, 3), c.variant)
     rows = []
     for (label, n), variant in wanted.items():
-        ls = lead_summary(variant) if n == 2 else lead_summary3(variant)
+        ls = lead_summary(variant) if n == 2 else lead_summary_n(solve(variant, 3))
         r1 = ls["round1_loser_wins"]
         row = dict(variant=label, players=n, first_round=ls["first_round"],
                    round1_loser_wins=math.nan if r1 is None else r1)

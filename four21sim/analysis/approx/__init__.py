@@ -1,7 +1,8 @@
 """Approximate equilibria for 3 to 8 players: iterated best response in a family of table policies.
 
-With four players or more no exact solver fits (:mod:`four21sim.exact.solver3` stops at
-three), so "how should everyone play?" is answered approximately: within a family
+Where no exact solver fits (:mod:`four21sim.exact.nplayer` is exact up to 6 players
+with the tokens of :data:`~four21sim.exact.nplayer.MAX_TOKENS`; its engine tables stop at
+3), "how should everyone play?" is answered approximately: within a family
 of policies a person could read, search for a profile that no single player can
 improve on by changing its own parameters, and *measure* how much a deviator can
 still gain (the profile's exploitability) on fresh games, with an interval.

@@ -223,7 +223,7 @@ def approximate_equilibrium(variant: Variant | str, players: int, games: int = 2
     ----------
     variant : Variant or str
     players : int
-        3 to 8 (3 can be compared with the exact equilibrium of :mod:`four21sim.exact.solver3`).
+        3 to 8 (3 to 6 can be compared with the exact equilibrium of :mod:`four21sim.exact.nplayer`).
     games : int
         Games per line-up when comparing candidates (each candidate plays ``players``
         line-ups: the deviator in every seat).

@@ -14,7 +14,7 @@ import pytest
 from test_engine_vs_reference import _check
 
 from four21sim import Variant, simulate
-from four21sim.exact.solver3 import solve
+from four21sim.exact.nplayer import solve
 
 
 @pytest.mark.parametrize("preset", ["super421", "super421-lebon", "montreal", "classic"])

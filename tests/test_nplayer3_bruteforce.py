@@ -1,4 +1,4 @@
-"""The 3-player solver against a brute-force game tree written here from docs/rules.md.
+"""The n-player solver at 3 players against a brute-force game tree written here from docs/rules.md.
 
 With 1 to 3 tokens every game is a finite tree of rounds (under ``first_out`` no
 state comes back; under ``last_holder`` with 2 tokens the 2-player game left is
@@ -27,7 +27,7 @@ import pytest
 from reference import RANK_OF, is_combination, value_of
 
 from four21sim import Variant
-from four21sim.exact.solver3 import solve
+from four21sim.exact.nplayer import solve
 from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, KEEPS, N_HAND_KEEPS
 
 NH = 56
@@ -229,6 +229,14 @@ CASES = [
     ("classic", ["tokens=2", "decharge_throws=2", "next_leader=next_seat"], "pay"),
     ("classic", ["tokens=2", "charge_throws=2"], "win"),
 ]
+
+
+# the option sets that change what a follower must know of the hands before it (the cumulative
+# sum, the rescue, who won, the throws, players going out)
+CASES += [("super421", ["tokens=2", "charge_throws=2", "decharge_throws=2"] + o, "pay") for o in (
+    ["cumulative=both", "nenette_rescue=true", "next_leader=winner"],
+    ["fewer_throws_wins=true", "followers=at_most", "end=last_holder"],
+    ["next_leader=next_seat", "nenette_min=0", "cumulative=charge"])]
 
 
 @pytest.mark.parametrize("preset,overrides,objective", CASES)
