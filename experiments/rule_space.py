@@ -462,10 +462,11 @@ def main(argv=None) -> int:
     p.add_argument("--sim-players", default="4,6", help="table sizes simulated (greedy), comma-separated "
                    "(default 4,6)")
     p.add_argument("--exact-players", default=",".join(map(str, EXACT_PLAYERS)),
-                   help="table sizes solved exactly at optimal play (default 2,3; 4 once the n-player solver "
-                        "reaches it)")
-    p.add_argument("--solve-budget", type=float, default=600.0,
-                   help="seconds the 3-player equilibria may take (default 600; cached ones cost nothing)")
+                   help="table sizes solved exactly at optimal play (default 2,3; 4 solves each change's "
+                        "4-player equilibrium: minutes each)")
+    p.add_argument("--solve-budget", type=float, default=7200.0,
+                   help="seconds the 3-player equilibria may take (default 7200, enough for all 92 on 2 cores: "
+                        "about 25 minutes; cached ones cost nothing)")
     p.add_argument("--out", default="results/rule_space", help="output directory")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--report-only", action="store_true",

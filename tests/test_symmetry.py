@@ -130,3 +130,15 @@ def test_four_players_at_the_equilibrium():
     sol = solve(v, 4)  # the n-player solver
     assert seat_symmetry(v, ["optimal"] * 4).applies
     assert abs(sol.seat_p_pay - 1 / 4).max() < 1e-12
+
+
+def test_exact_seat_pays_reaches_every_table_the_solvers_reach():
+    # the study's exact values are not limited to the engine's optimal tables (2 and 3 players):
+    # a one-throw charge at 4 players pays 1/4 each by the theorem, and nothing beyond the solvers
+    from four21sim.study.fairness import exact_seat_pays
+    v = Variant.from_preset("montreal", ["tokens=3"])
+    assert seat_symmetry(v, ["optimal"] * 4).applies
+    pays = exact_seat_pays(v, 4, "optimal")
+    assert pays is not None and max(abs(p - 0.25) for p in pays) < 1e-12
+    assert exact_seat_pays(v, 7, "optimal") is None
+    assert exact_seat_pays(Variant.from_preset("super421", ["tokens=41"]), 3, "optimal") is None

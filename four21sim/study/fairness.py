@@ -118,16 +118,16 @@ def exact_seat_pays(variant: Variant, players: int, policy: str) -> tuple | None
     """Every seat's exact P(pay) when every seat plays ``policy``, from the solvers, or None.
 
     ``optimal``: :func:`four21sim.exact.solve` at any player count it reaches (the
-    2-player optimum, the 3-player equilibrium, and more as the solvers grow). A table
-    policy at 2 players: exact evaluation of the pair. Elsewhere (too many tokens or
-    players, ``random``) there is none. Returns a tuple, seat 0 first.
+    2-player optimum, the n-player equilibrium from 3 to 6 players, where the engine's
+    ``optimal`` stops at 3). A table policy at 2 players: exact evaluation of the pair.
+    Elsewhere (too many tokens or players, ``random``) there is none. Returns a tuple,
+    seat 0 first.
     """
     from ..exact import solve
-    from ..policies import TABLE_POLICIES, check_available, evaluate
+    from ..policies import TABLE_POLICIES, evaluate
     try:
         if policy == "optimal":
-            check_available(policy, variant, players)  # ValueError where optimal play is not defined
-            sol = solve(variant, players)
+            sol = solve(variant, players)  # ValueError beyond the solvers' players or tokens
             pay = getattr(sol, "seat_p_pay", None)
             return tuple(float(x) for x in pay) if pay is not None else (1 - sol.p_seat0, sol.p_seat0)
         if players == 2 and policy in TABLE_POLICIES:
