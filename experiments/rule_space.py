@@ -353,10 +353,10 @@ def report(df: pd.DataFrame, meta: dict) -> str:
         lines += [f"This report was written again from that run's table by commit {meta['report_rewritten']['commit']} "
                   "(`--report-only`: the same numbers, no solve and no game).", ""]
     if meta.get("skipped"):
-        lines += [f"The 3-player solver ran for at most {meta['solve_budget']:.0f} s: {meta['skipped']} "
-                  "equilibria were not solved in this run (marked *not solved*): a 3-player solve takes from "
-                  "10 s to a few minutes on 2 cores; a longer `--solve-budget` solves the rest (the disk cache "
-                  "keeps what is solved).", ""]
+        lines += [f"The exact solver ran for at most {meta['solve_budget']:.0f} s at 3 players and more: "
+                  f"{meta['skipped']} equilibria were not solved in this run (marked *not solved*): on 2 cores a "
+                  "3-player solve takes seconds to a minute, a 4-player one minutes (an hour with many tokens); "
+                  "a longer `--solve-budget` solves the rest (the disk cache keeps what is solved).", ""]
     lines += ["## Findings", ""] + [f"- {s}" for s in _findings_symmetry(df) + [*_findings_payer(df)]
                                     + _findings_exact(df) + _findings_simulated(df)]
     lines += ["", "![rule space](figures/rule_space.png)", ""]
