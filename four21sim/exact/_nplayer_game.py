@@ -370,6 +370,13 @@ class Rounds:
             self._buf[key] = (np.zeros((nt, E, K)), np.zeros((nt, ct.G, 2, _NH), np.int8), np.zeros((nt, E)))
         return self._buf[key]
 
+    def keep_buffer(self, ct: Contexts):
+        """A second array of keeps per thread (the certificate's deviators' keeps)."""
+        key = (id(ct), "keeps")
+        if key not in self._buf:
+            self._buf[key] = np.zeros((numba.config.NUMBA_NUM_THREADS, ct.G, 2, _NH), np.int8)
+        return self._buf[key]
+
     def group(self, s: int) -> tuple[int, str]:
         """State s's number of players in play and phase: which contexts its round uses."""
         return int(self.game.m[s]), "charge" if self.game.pot[s] > 0 else "decharge"
@@ -414,19 +421,18 @@ class Rounds:
         states = np.atleast_1d(np.asarray(states, np.int64))
         m, phase = self.group(int(states[0]))
         ct = self.contexts(m, phase)
-        vals_p, dec_p, mass = self.buffers(ct, m)
-        vals_1, dec_1, _ = self.buffers(ct, 1)
+        vals, dec, mass = self.buffers(ct, 2 * m)
+        dev = self.keep_buffer(ct)
         rep = (ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2])
-        S_p = np.ascontiguousarray(S_prof[:, rep[0], rep[1], rep[2]])
-        S_d = np.ascontiguousarray(S_dev[:, :, rep[0], rep[1], rep[2]][..., None])
+        S = np.ascontiguousarray(np.concatenate([S_prof[:, rep[0], rep[1], rep[2]],
+                                                 np.moveaxis(S_dev[:, :, rep[0], rep[1], rep[2]], 1, -1)], axis=-1))
         out = np.zeros((len(states), m))
         dist_cls = np.zeros((len(states), m, len(ct.lwp_rep)))
         chunk = numba.set_parallel_chunksize(1)  # see NK.solve_rounds
         try:
-            NK.best_response_rounds(ct.L, m, ct.exact, components(m), components(1), S_p, S_d, ct.lvl_start,
-                                    ct.ctx_c, np.zeros_like(ct.ctx_target), ct.row_start, ct.trans, ct.lead_next,
-                                    ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals_p, dec_p, vals_1, dec_1, mass,
-                                    out, dist_cls)
+            NK.best_response_rounds(ct.L, m, ct.exact, components(2 * m), S, ct.lvl_start, ct.ctx_c, ct.row_start,
+                                    ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals, dec,
+                                    dev, mass, out, dist_cls)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:
@@ -458,10 +464,11 @@ class Rounds:
 
 def components(K: int):
     """What tells the round kernel the number of components K: a tuple of K zeros, whose length
-    numba compiles in (the loops over components unroll: about 30% faster at 4 components,
-    measured), from 5 components on, where the large solves are; below, an array whose length
-    is read at run time, so that one compilation serves 2 and 3 players and best responses."""
-    return (0.0,) * K if K >= 5 else np.zeros(K)
+    numba compiles in (the loops over components unroll: about 30% faster at 4 components, and
+    at 3 a round of classic's 3-player décharge took 25 ms instead of 32.5, measured), from 3
+    components on; below, an array whose length is read at run time, so that one compilation
+    serves the 2-player games and the best responses of one component."""
+    return (0.0,) * K if K >= 3 else np.zeros(K)
 
 
 def profile_plays(B: int, m: int):

@@ -23,7 +23,9 @@ that differ only in who holds the best hand where the winner changes nothing.
 *A round* (``solve_round``): backward induction over the players in playing
 order with vectors of utilities (one component per role of the profile, plus one
 for a deviating or responding player), then, on request, the forward pass that
-gives the round's outcome distribution under the decisions played.
+gives the round's outcome distribution under the decisions played. The certificate
+(``certificate_round``) finds the profile's keeps and every role's best reply to them
+in one such pass, with two components per role.
 
 *The game* (``settle_states``): every outcome of every state settled by the rules
 kernel.
@@ -769,9 +771,10 @@ def turn_distribution(dec, c, first, cur, nxt, km, fin):
 
 
 @njit(**JIT)
-def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, fin_start, fin_cls, fin_w,
-             mass, dist):
-    """The round's outcome distribution under the keeps played: ``dist[class]``."""
+def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dev, lead_dev, r, fin_start,
+             fin_cls, fin_w, mass, dist):
+    """The round's outcome distribution under the keeps played: ``dist[class]``. Role ``r`` (-1: none)
+    plays ``dev`` and ``lead_dev`` (its own keeps: a deviator's), the others ``dec`` and ``lead_dec``."""
     G = lvl_start[m - 1]
     mass[:] = 0.0
     cur = np.empty(_NH)
@@ -779,7 +782,8 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
     km = np.empty(_N_PARTIAL)
     fin = np.zeros((3, _NH))
     tix = np.zeros((3, _NH), np.int64)
-    turn_distribution(lead_dec, L, 0, cur, nxt, km, fin)
+    turn_distribution(lead_dev if r == 0 else lead_dec, L, 0, cur, nxt, km, fin)
+    own_lo, own_hi = (lvl_start[r - 1], lvl_start[r]) if r >= 1 else (0, 0)
     for c in range(1, L + 1):
         for h in range(_NH):
             mass[lead_next[c - 1, h]] += fin[c - 1, h]
@@ -789,7 +793,7 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
         if mg == 0.0:
             continue
         c = ctx_c[g]
-        turn_distribution(dec[g], c, first, cur, nxt, km, fin)
+        turn_distribution(dev[g] if own_lo <= g < own_hi else dec[g], c, first, cur, nxt, km, fin)
         _follower_tix(g, c, exact, row_start, trans, tix)
         for f in range(1, c + 1):
             for h in range(_NH):
@@ -828,8 +832,8 @@ def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lv
     kv = np.empty((_N_PARTIAL, K))
     player_turn(vals, lead_next, L, 0, 0, Kp, kt, acts[0], lead_table, level, new, kv, lead_dec, out, spread)
     if want_dist:
-        _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, fin_start, fin_cls,
-                 fin_w, mass, dist)
+        _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dec, lead_dec, -1,
+                 fin_start, fin_cls, fin_w, mass, dist)
 
 
 
@@ -856,32 +860,108 @@ def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, l
 
 
 
-@njit(**PARALLEL_JIT)
-def best_response_rounds(L, m, exact, kt, one, S_prof, S_dev, lvl_start, ctx_c, ctx_target, row_start, trans,
-                         lead_next, fin_start, fin_cls, fin_w, want_dist, vals_p, dec_p, vals_1, dec_1, mass, out,
-                         dist):
-    """Every role's best response in a batch of states, in parallel over the states.
+# ====================================================================== the certificate
+@njit(inline="always", **JIT)
+def _decide_both(made, tix, first, role, m, kt, kv, vals, new, dec, dev):
+    """Every hand's decisions after ``made`` throws in the certificate's pass (:func:`certificate_round`):
+    ``dec`` the profile's keep (best for component ``role``), ``dev`` the keep of ``role`` deviating
+    (best for component ``m + role``); ``new[h]`` their values: every component after the profile's
+    keep, but the deviator's own, after its keep."""
+    for h in range(_NH):
+        stop_row = tix[made - 1, h]
+        bk = _best_by(h, role, first, stop_row, kv, vals)
+        bd = _best_by(h, m + role, first, stop_row, kv, vals)
+        if bk == _FULL + h:
+            for j in range(len(kt)):
+                new[h, j] = vals[stop_row, j]
+        else:
+            for j in range(len(kt)):
+                new[h, j] = kv[bk, j]
+        if bd != bk:
+            new[h, m + role] = vals[stop_row, m + role] if bd == _FULL + h else kv[bd, m + role]
+        dec[made - 1, h] = bk
+        dev[made - 1, h] = bd
 
-    State b: first the profile's round from ``S_prof[b]`` (m components, everyone
-    choosing), its keeps kept; then for each role r, one component, ``S_dev[b, r]``:
-    role r plays its best keeps against the others' kept ones. ``out[b, r]``: role r's
-    best-response utility; ``dist[b, r]``: the outcome distribution when r deviates.
-    About two profile rounds of work per state (instead of m rounds of m + 1
-    components, the others' choices recomputed beside the deviator's).
+
+@njit(**JIT)
+def _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec, dev, out):
+    """:func:`player_turn` in the certificate's pass (:func:`_decide_both` decides)."""
+    for h in range(_NH):
+        for j in range(len(kt)):
+            level[h, j] = vals[tix[c - 1, h], j]
+    for made in range(c - 1, 0, -1):
+        _keep_values(level, kv, kt)
+        _decide_both(made, tix, first, role, m, kt, kv, vals, new, dec, dev)
+        for h in range(_NH):
+            for j in range(len(kt)):
+                level[h, j] = new[h, j]
+    for j in range(len(kt)):
+        acc = 0.0
+        for h in range(_NH):
+            acc += _P0[h] * level[h, j]
+        out[j] = acc
+
+
+@njit(**JIT)
+def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev):
+    """:func:`_level` in the certificate's pass."""
+    first = 1 if exact else 0
+    K = len(kt)
+    level = np.empty((_NH, K))
+    new = np.empty((_NH, K))
+    kv = np.empty((_N_PARTIAL, K))
+    tix = np.zeros((3, _NH), np.int64)
+    out = np.empty(K)
+    for g in range(lo, hi):
+        c = ctx_c[g]
+        _follower_tix(g, c, exact, row_start, trans, tix)
+        _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec[g], dev[g], out)
+        for j in range(K):
+            vals[g, j] = out[j]
+
+
+@njit(**JIT)
+def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
+                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist):
+    """One round's profile and every role's best response to it, in one backward pass.
+
+    ``S[class]``: components ``0..m-1`` the profile's utilities (everyone choosing, each
+    for its own component), ``m + r`` role r's utility when it deviates. At each decision
+    of role i the profile's keep is best for component i (``dec``, ``lead_dec``); every
+    component follows it but ``m + i``, which follows role i's best keep for it (``dev``,
+    ``lead_dev``): component ``m + r`` is role r's best response to the others' profile,
+    with the same arithmetic as a round of that one component. ``out[r]``: its utility;
+    with ``want_dist``, ``dist[r]`` the outcome distribution when r deviates.
     """
-    for b in prange(S_prof.shape[0]):
+    G = lvl_start[m - 1]
+    K = len(kt)
+    _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
+    for i in range(m - 1, 0, -1):
+        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev)
+    level = np.empty((_NH, K))
+    new = np.empty((_NH, K))
+    kv = np.empty((_N_PARTIAL, K))
+    u = np.empty(K)
+    _turn_both(vals, lead_next, L, 0, 0, m, kt, level, new, kv, lead_dec, lead_dev, u)
+    for r in range(m):
+        out[r] = u[m + r]
+        if want_dist:
+            _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dev, lead_dev, r,
+                     fin_start, fin_cls, fin_w, mass, dist[r])
+
+
+@njit(**PARALLEL_JIT)
+def best_response_rounds(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
+                         want_dist, vals, dec, dev, mass, out, dist):
+    """Every role's best response in a batch of states (:func:`certificate_round`), in parallel over
+    the states as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
+
+    One pass of 2m components per state: the profile's keeps and each role's best reply
+    are found together (instead of the profile's round, then m rounds of one component).
+    """
+    for b in prange(S.shape[0]):
         t = numba.get_thread_id()
-        acts = np.zeros(m, np.int64)
-        lead_p = np.zeros((2, _NH), np.int8)
-        no_tabs = np.zeros((m, 1, 3, 2, _NH), np.int8)
-        none = np.zeros(0)
-        solve_round(L, m, exact, m, kt, acts, lead_p, no_tabs, dec_p[t], S_prof[b], lvl_start, ctx_c, ctx_target,
-                    row_start, trans, lead_next, fin_start, fin_cls, fin_w, False, vals_p[t], dec_p[t], lead_p,
-                    mass[t], np.zeros(m), np.zeros(dist.shape[2]), none)
-        for r in range(m):
-            acts[:] = ACT_FIXED
-            acts[r] = ACT_BEST
-            lead_dec = np.zeros((2, _NH), np.int8)
-            solve_round(L, m, exact, 0, one, acts, lead_p, no_tabs, dec_p[t], S_dev[b, r], lvl_start, ctx_c,
-                        ctx_target, row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals_1[t],
-                        dec_1[t], lead_dec, mass[t], out[b, r:r + 1], dist[b, r], none)
+        lead_dec = np.zeros((2, _NH), np.int8)
+        lead_dev = np.zeros((2, _NH), np.int8)
+        certificate_round(L, m, exact, kt, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
+                          fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b])

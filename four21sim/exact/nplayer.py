@@ -37,9 +37,9 @@ players that choice can move the others' values (:func:`tie_spread` measures by 
 The certificate
 ---------------
 For the profile found, each player's exact best response against the others'
-fixed strategies (in every round the profile is solved once and its keeps kept,
-then each role's best reply is one more pass with one utility component, the
-others playing the kept keeps, also after a deviation), solved by policy
+fixed strategies (every round is solved once with two components per role: the
+profile's, and the role's own utility when it deviates alone, the others playing
+the profile's keeps, also after a deviation), solved by policy
 iteration: the exploitability is the largest gain of one player deviating alone,
 from the start and from any state.
 
