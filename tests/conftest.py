@@ -8,3 +8,14 @@ import tempfile
 # help nor break a test, and the suite leaves nothing behind in the user's cache.
 _CACHE = tempfile.TemporaryDirectory(prefix="four21sim-test-cache-")
 os.environ["FOUR21SIM_CACHE_DIR"] = _CACHE.name
+
+# The Ctrl-C tests (test_sweep.py, test_folder_attacks.py, test_play.py) need SIGINT to reach the
+# processes they signal. A suite started in the background of a shell without job control
+# (`pytest &` in a script, nohup, some CI runners) inherits SIGINT *ignored*, every command it
+# starts inherits that across exec, and a sweep that finds SIGINT ignored rightly keeps it so:
+# those tests then failed (exit 0 instead of 130) only when the suite ran in the background.
+# Python's own handler, as in a foreground shell, makes them test what they say in any case.
+import signal  # noqa: E402
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
