@@ -159,6 +159,25 @@ class RandomPolicy:
     foll: Any = None
 
 
+@dataclass
+class SolutionPolicy:
+    """An exact equilibrium asked one decision at a time (``solution.keep``: the solver's own
+    decision, from its values), where the engine reads tables built from it: a witness of the
+    tables' layout and of the engine's way to their rows, not of the solver."""
+    solution: Any
+    kind: str = "solution"
+    ctx_mode: int = -1
+    lead: Any = None
+    foll: Any = None
+
+    def keep(self, pot: int, round_info, made: int, hand: tuple) -> int:
+        from four21sim.exact.nplayer import in_play
+        toks, before = round_info
+        sol = in_play(self.solution, len(toks))
+        return int(sol.keep((pot, tuple(toks)), len(before), tuple(HAND_INDEX[h] for h, _ in before),
+                            tuple(f for _, f in before), made, HAND_INDEX[hand]))
+
+
 def sec_policy() -> TablePolicy:
     """'sec': the leader always stops; followers (never consulted then) re-throw everything."""
     lead = np.empty((1, 2, 56), dtype=np.int64)
@@ -213,6 +232,9 @@ def leader_decision(policy, variant, stream: Stream, hand: tuple, throws_left: i
     if policy.kind == "random":
         keeps = _keeps_of(hand)
         return keeps[stream.draw(len(keeps))]
+    if policy.kind == "solution":
+        limit = variant.charge_throws if pot > 0 else variant.decharge_throws
+        return policy.keep(pot, round_info, limit - throws_left, hand)
     ctx = _context(policy, variant, pot, own, round_info)
     return int(policy.lead[ctx, throws_left - 1, HAND_INDEX[hand]])
 
@@ -225,6 +247,8 @@ def follower_decision(policy, variant, stream: Stream, hand: tuple, target: tupl
             rethrows = keeps[1:]                 # stop is not allowed
             return rethrows[stream.draw(len(rethrows))]
         return keeps[stream.draw(len(keeps))]
+    if policy.kind == "solution":
+        return policy.keep(pot, round_info, made, hand)
     ctx = _context(policy, variant, pot, own, round_info)
     return int(policy.foll[ctx, HAND_INDEX[target], count - 1, made - 1, HAND_INDEX[hand]])
 

@@ -520,7 +520,7 @@ def test_bad_policies_raise_valueerror():
     _names(msg, "policies", 3)
     msg = _bad({"policies": ["sec"], "players": 3})
     _names(msg, "policies", 1)
-    msg = _bad({"policies": "optimal", "players": 4})
+    msg = _bad({"policies": "optimal", "players": 5})
     _names(msg, "policies", "optimal")
     assert re.search(r"\b4\b", msg), msg
     classic = compile_policy("greedy", Variant.from_preset("classic"), 2)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._util.jit import JIT, PARALLEL_JIT, ix, njit, prange
-from ..policies.contexts import CTX_ROUND, CTX_TOKENS, round_state_index
+from ..policies.contexts import CTX_COMPACT, CTX_ROUND, CTX_TOKENS, compact_block, compact_context, round_state_index
 from ..rules import dice
 from ..rules import kernel as R
 from . import layout as Y
@@ -44,8 +44,8 @@ _NH = dice.N_HANDS
 
 # pk[p, K_*]: what the kernel knows of policy p (filled by simulation.pack_policies); the
 # game loop reads it by seat, sp[s * N_PK + K_*] (the row of seat s's policy)
-K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF = range(4)
-N_PK = 4
+K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF, K_AUX_OFF = range(5)
+N_PK = 5
 KIND_TABLE, KIND_RANDOM = 0, 1
 LEAD_SLOTS = 2  # lead[ctx, throws_left - 1, hand], throws_left = 1..2
 # The follower tables keep only the (count, made) pairs that occur (made < count), in this
@@ -153,24 +153,36 @@ def turn(kind, table, row, leading, limit, may_stop, st):
 
 
 @njit(**STEP)
-def leader_turn(sp, lead, limit, pot, tok, order, m, hands, throws, tokens, ftw, st):
+def leader_turn(sp, lead, aux, limit, pot, tok, order, m, hands, throws, tokens, ftw, st):
     """Step 2: the leader (``order[0]``) plays up to ``limit`` throws; ``(hand, count, st)``."""
     b = order[0] * N_PK
-    ctx = context_of(sp[b + K_CTX], pot, tok, order, m, 0, hands, throws, tokens, ftw)
+    mode = sp[b + K_CTX]
+    if mode == CTX_COMPACT:  # a block per state (none where nobody decides: a one-throw phase)
+        ctx = compact_block(aux, sp[b + K_AUX_OFF], pot, tok, order, m) if limit > 1 else 0
+    else:
+        ctx = context_of(mode, pot, tok, order, m, 0, hands, throws, tokens, ftw)
     return turn(sp[b + K_KIND], lead, sp[b + K_LEAD_OFF] + ctx * (LEAD_SLOTS * _NH), True, limit, True, st)
 
 
 @njit(**STEP)
-def follower_turns(sp, foll, rank, count, may_stop, pot, tok, order, m, hands, throws, tokens, ftw, st):
+def follower_turns(sp, foll, aux, rank, count, may_stop, pot, tok, order, m, hands, throws, tokens, ftw, st):
     """Step 3: the followers play to the count in turn, each seeing the worst hand so far
-    (its target; a CTX_ROUND policy sees the leader's hand, the rest in its context)."""
+    (its target; a CTX_ROUND policy sees the leader's hand, the rest in its context; a
+    CTX_COMPACT policy reads the row of its context, which knows the count)."""
     worst = hands[0]
     for j in range(1, m):
         b = order[j] * N_PK
         mode = sp[b + K_CTX]
-        target = hands[0] if mode == CTX_ROUND else worst
-        ctx = context_of(mode, pot, tok, order, m, j, hands, throws, tokens, ftw)
-        row = sp[b + K_FOLL_OFF] + (ctx * _NH + target) * (FOLL_SLOTS * _NH)
+        if mode == CTX_COMPACT:
+            row = sp[b + K_FOLL_OFF]
+            if count > 1:  # rows of [made-1, hand]: slot (count + made - 3) read at made - 1
+                a = sp[b + K_AUX_OFF]
+                g = compact_context(aux, a, compact_block(aux, a, pot, tok, order, m), j, hands, throws, count)
+                row += g * (2 * _NH) - (count - 2) * _NH
+        else:
+            target = hands[0] if mode == CTX_ROUND else worst
+            ctx = context_of(mode, pot, tok, order, m, j, hands, throws, tokens, ftw)
+            row = sp[b + K_FOLL_OFF] + (ctx * _NH + target) * (FOLL_SLOTS * _NH)
         h, made, st = turn(sp[b + K_KIND], foll, row, False, count, may_stop, st)
         hands[j] = h
         throws[j] = made
@@ -254,7 +266,7 @@ def judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st):
 
 # ------------------------------------------------------------- steps 1-8: a round
 @njit(**STEP)
-def play_round(n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order, hands, throws, keys, tied, roll,
+def play_round(n, prm, rank, value, sp, lead, foll, aux, pot, leader, tok, out, order, hands, throws, keys, tied, roll,
                st):
     """Steps 1-8 of a round: ``(phase, m, count, jl, jw, swing, pot, rescue, st)``, with
     ``jl``, ``jw`` the loser and the winner as indices into ``order[:m]``."""
@@ -262,10 +274,10 @@ def play_round(n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order
     ftw = prm[R.P_FTW] == 1
     phase = R.phase_of(pot)
     m = R.playing_order(leader, out, n, order)
-    h, count, st = leader_turn(sp, lead, R.throw_limit(phase, prm), pot, tok, order, m, hands, throws, T, ftw, st)
+    h, count, st = leader_turn(sp, lead, aux, R.throw_limit(phase, prm), pot, tok, order, m, hands, throws, T, ftw, st)
     hands[0] = h
     throws[0] = count
-    st = follower_turns(sp, foll, rank, count, prm[R.P_EXACT] == 0, pot, tok, order, m, hands, throws, T, ftw, st)
+    st = follower_turns(sp, foll, aux, rank, count, prm[R.P_EXACT] == 0, pot, tok, order, m, hands, throws, T, ftw, st)
     rescue = R.is_rescue(hands, m, prm)
     jl, jw, st = judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st)
     pay = R.payout(hands, m, jw, jl, rescue, phase, value, prm)
@@ -385,7 +397,7 @@ def flush_block(c, off, n, hist):
 
 # ------------------------------------------------------------- steps 9-11: a game
 @njit(**STEP)
-def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record, st):
+def play_game(n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, record, st):
     """Rounds until the end (docs/engine.md steps 1-11), adding each round's counters.
 
     Returns ``(runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st)``: rounds in
@@ -410,7 +422,7 @@ def play_game(n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record,
     hev = _U(0)
     while rounds_c + rounds_d < prm[R.P_MAX_ROUNDS]:
         phase, m, count, jl, jw, swing, pot, rescue, st = play_round(
-            n, prm, rank, value, sp, lead, foll, pot, leader, tok, out, order, hands, throws, keys, tied, roll, st)
+            n, prm, rank, value, sp, lead, foll, aux, pot, leader, tok, out, order, hands, throws, keys, tied, roll, st)
         loser = order[jl]
         winner = order[jw]
         gswing += swing
@@ -469,7 +481,8 @@ def record_game(rec, i, n, ws, finished, win_mask, lose_mask, rounds_c, rounds_d
 # into it, and each array handed to one would otherwise cost an atomic increment and
 # decrement per call (measured: 40% of the engine's time). Nothing here allocates.
 @njit(_nrt=False, **JIT)
-def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, c, off, rec):
+def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, c, off,
+               rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
     vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
     ``i`` of ``rec``. ``sp[s * N_PK + K_*]``: seat s's policy.
@@ -480,7 +493,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
     """
     for i in range(lo, hi):
         runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st = play_game(
-            n, prm, rank, value, sp, lead, foll, ws, wb, c, off, hist, record,
+            n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, record,
             stream_start(seedmix, first_game + i))
         c[ix(off[Y.S_GAMES])] += 1
         c[ix(off[Y.S_DRAWS])] += st[4]
@@ -495,19 +508,19 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
 
 
 @njit(inline="always", **JIT)
-def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
     """Block b of :func:`run_blocks`: its scratch arrays, then its games."""
     ws = np.zeros((N_W, n), dtype=np.int64)
     wb = np.zeros((N_B, n), dtype=np.uint8)
     hist = np.zeros(hist_size(n), dtype=np.int64)
     lo = b * block
     hi = min(games, lo + block)
-    play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, ws, wb, hist, cnt[b], off,
+    play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, cnt[b], off,
                rec)
 
 
 @njit(**PARALLEL_JIT)
-def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
     """Play ``games`` games from ``first_game`` in blocks of ``block`` games, one block per
     row of ``cnt`` (a call per block: passing the arrays per game would cost more than
     the game).
@@ -517,12 +530,14 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead,
     true, row ``i`` of ``rec`` receives game ``first_game + i``.
     """
     for b in prange(cnt.shape[0]):
-        play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record)
+        play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
+                   record)
 
 
 @njit(**PARALLEL_JIT)
-def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, cnt, off, rec, record):
+def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
     """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant, its
     loops unrolled (some 8% faster), and only when a 2-player game is played."""
     for b in prange(cnt.shape[0]):
-        play_block(seedmix, first_game, block, games, b, 2, prm, rank, value, sp, lead, foll, cnt, off, rec, record)
+        play_block(seedmix, first_game, block, games, b, 2, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
+                   record)

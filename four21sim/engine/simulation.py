@@ -25,6 +25,7 @@ import pandas as pd
 from .._util import display as _display
 from .._util.checks import check_int
 from ..policies import Policy, resolve_policies
+from ..policies.contexts import CTX_COMPACT
 from ..rules import dice
 from ..rules import kernel as R
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
@@ -83,7 +84,7 @@ def _block_stats(view: dict) -> dict:
 
 
 def pack_policies(policies: Sequence[Policy]):
-    """Distinct policies -> (pk meta, flat lead, flat foll, seat -> policy index)."""
+    """Distinct policies -> (pk meta, flat lead, flat foll, flat aux, seat -> policy index)."""
     distinct: list[Policy] = []
     seat_pol = []
     for pol in policies:
@@ -95,25 +96,31 @@ def pack_policies(policies: Sequence[Policy]):
             distinct.append(pol)
             seat_pol.append(len(distinct) - 1)
     pk = np.zeros((len(distinct), K.N_PK), dtype=np.int64)
-    leads, folls, lo, fo = [], [], 0, 0
+    leads, folls, auxs, lo, fo, ao = [], [], [], 0, 0, 0
     for i, pol in enumerate(distinct):
         pk[i, K.K_KIND] = K.KIND_RANDOM if pol.kind == "random" else K.KIND_TABLE
         pk[i, K.K_CTX] = pol.ctx_mode
         pk[i, K.K_LEAD_OFF] = lo
         pk[i, K.K_FOLL_OFF] = fo
+        pk[i, K.K_AUX_OFF] = ao
         lead = pol.lead.ravel()
-        # the kernel's follower layout keeps only the (count, made) pairs that occur:
-        # half the memory, fewer cache misses
-        foll = np.ascontiguousarray(pol.foll[:, :, [c - 1 for c, _ in K.FOLL_PAIRS],
-                                             [m - 1 for _, m in K.FOLL_PAIRS], :]).ravel()
+        if pol.ctx_mode == CTX_COMPACT:  # already in the kernel's layout: a row per context
+            foll = pol.foll.ravel()
+        else:
+            # the kernel's follower layout keeps only the (count, made) pairs that occur:
+            # half the memory, fewer cache misses
+            foll = np.ascontiguousarray(pol.foll[:, :, [c - 1 for c, _ in K.FOLL_PAIRS],
+                                                 [m - 1 for _, m in K.FOLL_PAIRS], :]).ravel()
         leads.append(lead)
         folls.append(foll)
+        auxs.append(pol.aux)
         lo += lead.size
         fo += foll.size
+        ao += pol.aux.size
     # unsigned bytes: a keep or policy read from them indexes without numba's negative-index
     # check (see four21sim._util.jit.ix)
     return (pk, np.concatenate(leads).astype(np.uint8), np.concatenate(folls).astype(np.uint8),
-            np.asarray(seat_pol, dtype=np.uint8))
+            np.concatenate(auxs + [np.zeros(1, np.int64)]), np.asarray(seat_pol, dtype=np.uint8))
 
 
 def simulate(variant: Variant | str, players: int = 2, policies="sec", games: int = 100_000, seed: int = 0, *,
@@ -133,7 +140,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         Names: those of the registry, :data:`four21sim.policies.REGISTRY`
         (:func:`four21sim.policies.policy_help` gives one line each, with the player counts
         where a policy is not defined for all: ``optimal``, the 2-player optimum or the
-        3-player equilibrium of :mod:`four21sim.exact.nplayer`, is for 2 or 3 players only).
+        3- and 4-player equilibrium of :mod:`four21sim.exact.nplayer`, is for 2 to 4 players).
     games : int
         Number of games, >= 1.
     seed : int
@@ -182,7 +189,7 @@ class _Plan:
     block: int
     records: bool
     threads: int | None
-    kernel_args: tuple  # run_blocks' arguments after the games: n, prm, rank, value, sp, lead, foll
+    kernel_args: tuple  # run_blocks' arguments after the games: n, prm, rank, value, sp, lead, foll, aux
     off: np.ndarray
 
 
@@ -200,11 +207,11 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
     if threads is not None:
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     pols = resolve_policies(variant, players, policies)
-    pk, lead, foll, seat_pol = pack_policies(pols)
+    pk, lead, foll, aux, seat_pol = pack_policies(pols)
     sp = np.ascontiguousarray(pk[seat_pol]).ravel()  # seat s's policy: sp[s * N_PK + K_*]
     rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
     value = np.ascontiguousarray(dice.VALUE[variant.values_index])
-    args = (players, variant_params(variant, max_rounds), rank, value, sp, lead, foll)
+    args = (players, variant_params(variant, max_rounds), rank, value, sp, lead, foll, aux)
     return _Plan(variant, players, pols, games, seed, first_game, block, records, threads, args,
                  Y.offsets(players, variant.tokens))
 

@@ -4,9 +4,12 @@
   already rows of context mode 1 (pot and own tokens).
 - 3 players: the certified equilibrium of :mod:`four21sim.exact.nplayer`, laid out in
   context mode 2 (:mod:`four21sim.policies.contexts`).
-- 4 players and more: no engine tables (they would not fit: docs/nplayer.md); the n-player
-  equilibrium of :mod:`four21sim.exact.nplayer` decides one turn at a time instead
-  (:class:`OptimalPlayer`, a plug-in policy for ``four21sim play`` and the environments).
+- 4 players: the certified equilibrium in context mode 3 (``CTX_COMPACT``): the solver's own
+  merged contexts, followed by the engine as the hands come in (:func:`engine_tables_compact`;
+  a few GB at 11 tokens).
+- Where a decision is asked one turn at a time (``four21sim play``, the environments), from
+  4 players: the n-player equilibrium deciding each turn (:class:`OptimalPlayer`, a plug-in
+  policy), 4 to 6 players, without building tables.
 """
 
 from __future__ import annotations
@@ -21,8 +24,14 @@ from ..rules.variants import Variant
 from . import contexts as C
 from .tables import KEEP_DTYPE, Policy, table_policy
 
-__all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_tables3", "OptimalPlayer",
-           "build_optimal_player", "optimal_player_unavailable", "DECISION_PLAYERS"]
+__all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_tables3", "engine_tables_compact",
+           "OptimalPlayer", "build_optimal_player", "optimal_player_unavailable", "DECISION_PLAYERS",
+           "TABLE_PLAYERS", "MAX_TABLE_BYTES"]
+
+TABLE_PLAYERS = (2, 4)
+"""Where ``optimal`` has engine tables (the engine and the studies play it)."""
+MAX_TABLE_BYTES = 6 << 30
+"""The largest compact table built (bytes): beyond, the solution decides one turn at a time only."""
 
 DECISION_PLAYERS = (4, nplayer.MAX_PLAYERS)
 """Where ``optimal`` decides one turn at a time (the n-player equilibrium), beyond its engine tables."""
@@ -79,8 +88,8 @@ def engine_tables3(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarray]:
             g1, g2 = maps[id(ct)][1]
             L = g1.shape[0]
             row = toks[0] if n == 2 else T + 1 + int(C.round_state_index(pot, toks[0], toks[1], T)) * block
-            for tl in range(1, L):
-                lead[row, tl - 1] = lead_dec[L - tl - 1]
+            for tl in range(1, ct.L):  # the phase's throw limit (lead_next has 3 rows whatever it is)
+                lead[row, tl - 1] = lead_dec[ct.L - tl - 1]
             for c in range(1, min(L, 3) + 1):
                 foll[row, :, c - 1] = dec[g1[c - 1], :2]
             if n == 3:
@@ -89,6 +98,90 @@ def engine_tables3(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarray]:
                 c_, hL, h1, f1 = np.nonzero(ok)
                 foll[row + 1 + h1 * F + f1, hL, c_] = dec[g2[ok], :2]
     return lead, foll
+
+
+def _games(sol: nplayer.NSolution) -> list:
+    """The solution and those of fewer players in play it holds (``end = last_holder``)."""
+    return [sol] + [sol.subs[m] for m in sorted(sol.subs, reverse=True)]
+
+
+def compact_size(sol: nplayer.NSolution) -> tuple[int, int]:
+    """``(follower rows, blocks)`` of :func:`engine_tables_compact` for ``sol``, without building it."""
+    v = sol.variant
+    pot_max = v.tokens if v.charge_throws > 1 else 0
+    rows = blocks = 0
+    for game in _games(sol):
+        for phase in ("charge", "decharge"):
+            states = [(p, t) for p, t in game.states if (p > 0) == (phase == "charge") and p <= pot_max]
+            if states:
+                rows += len(states) * game._round_solver[0].contexts(game.players, phase).G
+                blocks += len(states)
+    return rows, blocks
+
+
+def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An n-player equilibrium as engine tables in context mode ``CTX_COMPACT`` (layout: :mod:`.contexts`).
+
+    ``lead[block, throws_left-1, h]``, ``foll[row, made-1, h]`` and ``aux`` (int64, the state
+    maps, the blocks and each (players in play, phase)'s context transitions). Every entry
+    is the keep the solution takes (:meth:`~four21sim.exact.nplayer.NSolution.round_decisions`,
+    the same decisions as :meth:`~four21sim.exact.nplayer.NSolution.keep`); with a one-throw
+    charge nobody decides in the charge, whose states then have no block.
+
+    Raises
+    ------
+    ValueError
+        If the tables would take more than :data:`MAX_TABLE_BYTES`.
+    """
+    v = sol.variant
+    T, B = v.tokens, v.tokens + 1
+    rows, n_blocks = compact_size(sol)
+    if rows * 2 * _NH > MAX_TABLE_BYTES:
+        raise ValueError(f"players: the {sol.players}-player equilibrium of {v.describe()} would take "
+                         f"{rows * 2 * _NH / 2**30:.1f} GiB of engine tables; allowed: at most "
+                         f"{MAX_TABLE_BYTES / 2**30:.0f} GiB (it still decides one turn at a time: four21sim play)")
+    pot_max = T if v.charge_throws > 1 else 0
+    lead = np.empty((max(n_blocks, 1), 2, _NH), KEEP_DTYPE)
+    lead[:] = dice.FULL_KEEP + np.arange(_NH)
+    foll = np.zeros((max(rows, 1), 2, _NH), KEEP_DTYPE)  # (made = 2 of a count-2 context: never read)
+    head = np.zeros(C.AUX_HEADER, np.int64)
+    head[C.AUX_BASE], head[C.AUX_EXACT] = B, v.followers == "exact"
+    parts, at = [head], C.AUX_HEADER  # at: the next offset, relative to the policy's
+    blocks = np.zeros((n_blocks, 2), np.int64)
+    csets: dict = {}
+    b = r = 0
+    for game in _games(sol):
+        m = game.players
+        smap = np.full(B ** (m + 1), -1, np.int64)
+        head[C.AUX_MAPS + m - 2] = at
+        parts.append(smap)
+        at += smap.size
+        for pot, toks in game.states:
+            if pot > pot_max:
+                continue
+            ct, dec, lead_dec = game.round_decisions((pot, toks))
+            if id(ct) not in csets:
+                starts = ct.row_start.astype(np.int64)
+                lead_next = np.zeros((3, _NH), np.int64)
+                lead_next[:ct.lead_next.shape[0]] = ct.lead_next
+                cset = np.concatenate([[3 + lead_next.size, 3 + lead_next.size + starts.size, ct.G],
+                                       lead_next.ravel(), starts, ct.trans.astype(np.int64)])
+                csets[id(ct)] = (at, ct)  # (ct kept alive: its id stays its own)
+                parts.append(cset)
+                at += cset.size
+            key = pot
+            for t in toks:
+                key = key * B + t
+            smap[key] = b
+            for tl in range(1, ct.L):
+                lead[b, tl - 1] = lead_dec[ct.L - tl - 1]
+            foll[r:r + ct.G] = dec[:ct.G]
+            blocks[b] = r, csets[id(ct)][0]
+            b += 1
+            r += ct.G
+    head[C.AUX_BLOCKS] = at
+    parts.append(blocks.ravel())
+    return lead, foll, np.concatenate(parts)
 
 
 @lru_cache(maxsize=32)
@@ -106,20 +199,30 @@ def _optimal3(variant: Variant) -> Policy:
                         info={"p_pay": sol.seat_p_pay.tolist(), "exploitability": sol.exploitability})
 
 
+@lru_cache(maxsize=2)  # (a 4-player table is large: a few GB at 11 tokens)
+def _optimal_compact(variant: Variant, players: int) -> Policy:
+    sol = nplayer.solve(variant, players, "pay")
+    lead, foll, aux = engine_tables_compact(sol)
+    return table_policy("optimal", variant, lead, foll, ctx_mode=C.CTX_COMPACT, players=players, aux=aux,
+                        info={"p_pay": sol.seat_p_pay.tolist(), "exploitability": sol.exploitability})
+
+
 def build_optimal(variant: Variant, players: int) -> Policy:
-    """``optimal``: the 2-player optimum, or the certified 3-player equilibrium."""
-    return _optimal2(variant) if players == 2 else _optimal3(variant)
+    """``optimal``: the 2-player optimum, or the certified n-player equilibrium (3 and 4 players)."""
+    if players == 2:
+        return _optimal2(variant)
+    return _optimal3(variant) if players == 3 else _optimal_compact(variant, players)
 
 
 def warm_optimal(variant: Variant, players: int) -> None:
-    """Solve where other processes can reuse it: the 3-player solve goes to the disk store."""
-    if players == 3:  # the 2-player one is quick
-        nplayer.solve(variant, 3, "pay")
+    """Solve where other processes can reuse it: the n-player solve goes to the disk store."""
+    if players >= 3:  # the 2-player one is quick
+        nplayer.solve(variant, players, "pay")
 
 
 def optimal_unavailable(variant: Variant, players: int) -> str | None:
     """Why ``optimal`` cannot be built for ``variant`` (None when it can)."""
-    cap = two_player.MAX_SOLVER_TOKENS if players == 2 else nplayer.MAX_TOKENS[3]
+    cap = two_player.MAX_SOLVER_TOKENS if players == 2 else nplayer.MAX_TOKENS[players]
     if variant.tokens > cap:
         return f"the exact {players}-player solver takes at most {cap} tokens, not {variant.tokens}"
     return None

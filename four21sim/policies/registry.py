@@ -31,11 +31,13 @@ The named policies
     :mod:`four21sim.exact.two_player` (context mode 1). With 3 players: the certified
     equilibrium of :mod:`four21sim.exact.nplayer` where each player minimises its own
     P(pay) (context mode 2, docs/engine.md; docs/equilibrium.md says why "optimal"
-    means an equilibrium there). No engine tables for 4 players or more (they would not fit:
-    docs/nplayer.md): there, at the terminal and in the environments, the n-player
-    equilibrium of :mod:`four21sim.exact.nplayer` decides one turn at a time (4 to 6
-    players, :class:`four21sim.policies.optimal.OptimalPlayer`); the engine and the studies
-    refuse it, with the reason :meth:`PolicySpec.why_not` gives.
+    means an equilibrium there); with 4 players the same in the solver's own contexts
+    (context mode 3: a few GB of tables at 11 tokens, built in about a minute once the
+    solve is on disk). At 5 and 6 players the tables would not fit (docs/nplayer.md): the
+    engine and the studies refuse it, with the reason :meth:`PolicySpec.why_not` gives.
+    At the terminal and in the environments, from 4 players, the n-player equilibrium
+    decides one turn at a time instead, without tables (4 to 6 players,
+    :class:`four21sim.policies.optimal.OptimalPlayer`).
 
 ``equilibrium`` is the older name of ``optimal`` at 3 players; it is still accepted
 (with a FutureWarning) and means ``optimal`` at any player count.
@@ -50,6 +52,7 @@ from dataclasses import dataclass
 from ..exact import two_player
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
 from . import heuristics as H
+from .contexts import CTX_COMPACT
 from . import optimal as O
 from .tables import Policy, check_policy
 
@@ -120,7 +123,7 @@ class PolicySpec:
         """Why this policy cannot play ``players`` players of ``variant`` (None if it can): with its
         decision tables (the engine, the studies), or, with ``turn_by_turn``, one decision at a time
         as well (``four21sim play``, the environments)."""
-        if turn_by_turn and not self.fits(players) and self.decides(players):
+        if turn_by_turn and self.decides(players):
             return self.decide_unavailable(variant, players) if self.decide_unavailable else None
         if not self.fits(players):
             where = "" if self.decide is None else " in the engine and the studies (decision tables)"
@@ -144,9 +147,9 @@ REGISTRY: tuple[PolicySpec, ...] = (
                "a follower plays not to lose to the worst hand on the table; a leader stops at the median hand",
                habit=True),
     PolicySpec("random", H.build_random, False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
-    PolicySpec("optimal", O.build_optimal, True, (2, 3),
-               "exact optimal play: the 2-player optimum, or the certified 3-player equilibrium where each "
-               "minimises its own P(pay)", O.optimal_unavailable, costly=True, warm=O.warm_optimal,
+    PolicySpec("optimal", O.build_optimal, True, O.TABLE_PLAYERS,
+               "exact optimal play: the 2-player optimum, or the certified 3- or 4-player equilibrium where "
+               "each minimises its own P(pay)", O.optimal_unavailable, costly=True, warm=O.warm_optimal,
                decide=O.build_optimal_player, decide_players=O.DECISION_PLAYERS,
                decide_unavailable=O.optimal_player_unavailable),
 )
@@ -196,7 +199,7 @@ def compile_policy(name: str | Policy, variant: Variant, players: int = 2) -> Po
     ------
     ValueError
         For an unknown name, a policy built for another variant, or a policy not
-        defined for ``players`` (``optimal`` is for 2 and 3 players).
+        defined for ``players`` (``optimal`` is for 2 to 4 players).
     """
     if isinstance(name, Policy):
         check_policy(name, variant, players)
@@ -215,9 +218,12 @@ def compile_decider(name: str | Policy, variant: Variant, players: int = 2):
         As :func:`compile_policy`, naming where the policy is defined.
     """
     if isinstance(name, Policy):
+        if name.ctx_mode == CTX_COMPACT:  # its rows follow the engine's walk through the solver's contexts
+            raise ValueError(f"policies: policy {name.name!r} is engine tables in context mode 3; allowed one "
+                             "decision at a time: the name 'optimal'")
         return compile_policy(name, variant, players)
     spec = _SPEC[canonical_name(name)]
-    if spec.fits(players) or not spec.decides(players):
+    if not spec.decides(players):  # (one decision at a time needs no tables, which may be large)
         return compile_policy(spec.name, variant, players)
     why = spec.why_not(variant, players, turn_by_turn=True)
     if why:

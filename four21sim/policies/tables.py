@@ -10,6 +10,8 @@ Every table policy is two arrays of keep indices (docs/engine.md):
     mode 2).
 
 ``ctx`` is 0 in context mode 0; the other modes are :mod:`four21sim.policies.contexts`.
+In context mode 3 (``CTX_COMPACT``, an n-player equilibrium) the follower table is
+``foll[row, made - 1, hand]``, a row per context of the solver, and ``aux`` says which row.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class Policy:
         The player count the policy is built for, or None if it fits any.
     info : dict
         What the builder wants known (a threshold, exact values, ...).
+    aux : ndarray of int64
+        Context mode 3 only: where each decision's row is (:mod:`four21sim.policies.contexts`).
     """
 
     name: str
@@ -57,6 +61,7 @@ class Policy:
     variant: Variant
     players: int | None = None
     info: dict = field(default_factory=dict)
+    aux: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def leader_keep(self, hand: int, throws_left: int, ctx: int = 0) -> int:
         """The leader's keep index for a hand with 1 or 2 throws left."""
@@ -76,10 +81,11 @@ def stop_tables(n_ctx: int = 1) -> tuple[np.ndarray, np.ndarray]:
 
 
 def table_policy(name: str, variant: Variant, lead: np.ndarray, foll: np.ndarray, ctx_mode: int = 0,
-                 players: int | None = None, info: dict | None = None) -> Policy:
+                 players: int | None = None, info: dict | None = None, aux: np.ndarray | None = None) -> Policy:
     """Wrap decision tables as a :class:`Policy` after checking they are legal."""
     pol = Policy(name, "table", ctx_mode, np.ascontiguousarray(lead, dtype=KEEP_DTYPE),
-                 np.ascontiguousarray(foll, dtype=KEEP_DTYPE), variant, players, info or {})
+                 np.ascontiguousarray(foll, dtype=KEEP_DTYPE), variant, players, info or {},
+                 np.ascontiguousarray(aux if aux is not None else np.zeros(0), dtype=np.int64))
     check_policy(pol, variant)
     return pol
 
@@ -106,6 +112,25 @@ def _check_keeps(policy: Policy, variant: Variant) -> None:
                              "which the 'exact' follower rule forbids")
 
 
+def _check_compact(policy: Policy, variant: Variant) -> None:
+    """The checks of a ``CTX_COMPACT`` policy: shapes, legal keeps, no early stop under ``exact``
+    (the rows' layout is its builder's: :func:`four21sim.policies.optimal.engine_tables_compact`)."""
+    lead, foll, hands = policy.lead, policy.foll, np.arange(_NH)
+    if lead.ndim != 3 or lead.shape[1:] != (2, _NH) or foll.ndim != 3 or foll.shape[1:] != (2, _NH) \
+            or policy.aux.ndim != 1 or policy.aux.size < C.AUX_HEADER:
+        raise ValueError(f"policies: policy {policy.name!r} has tables of the wrong shape "
+                         f"{lead.shape} / {foll.shape} / {policy.aux.shape}")
+    if ((lead < 0) | (lead >= dice.N_KEEPS)).any() or not _LEGAL[hands, lead].all():
+        raise ValueError(f"policies: policy {policy.name!r} keeps dice its leader does not hold")
+    for lo in range(0, foll.shape[0], 1 << 16):  # in blocks: the tables are large
+        part = foll[lo:lo + (1 << 16)]
+        if ((part < 0) | (part >= dice.N_KEEPS)).any() or not _LEGAL[hands, part].all():
+            raise ValueError(f"policies: policy {policy.name!r} keeps dice its follower does not hold")
+        if variant.followers == "exact" and (part == (dice.FULL_KEEP + hands)).any():
+            raise ValueError(f"policies: policy {policy.name!r} lets a follower stop early, "
+                             "which the 'exact' follower rule forbids")
+
+
 def check_policy(policy: Policy, variant: Variant, players: int | None = None) -> None:
     """Raise ValueError unless ``policy`` fits ``variant`` (and ``players``) and its tables are legal."""
     if policy.variant != variant:
@@ -116,6 +141,9 @@ def check_policy(policy: Policy, variant: Variant, players: int | None = None) -
     if policy.kind == "random":
         return
     lead, foll = policy.lead, policy.foll
+    if policy.ctx_mode == C.CTX_COMPACT:
+        _check_compact(policy, variant)
+        return
     if lead.ndim != 3 or lead.shape[1:] != (2, _NH) or foll.ndim != 5 or foll.shape[1:] != (_NH, 3, 2, _NH) \
             or lead.shape[0] != foll.shape[0]:
         raise ValueError(f"policies: policy {policy.name!r} has tables of the wrong shape "

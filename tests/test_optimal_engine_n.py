@@ -1,0 +1,84 @@
+"""The exact equilibrium as an engine policy at 3 and 4 players, checked against the solver's own decisions.
+
+The tables of ``optimal`` (context mode 2 at 3 players, the compact mode 3 at 4: docs/engine.md)
+are built from the solver's rounds. Here the plain-Python reference engine (tests/reference.py)
+asks the solution itself, one decision at a time (``NSolution.keep``, with the state, the role
+and the hands before it), and plays the same games die for die: any entry of a table in the
+wrong place, any wrong way from a game to its row, makes a game differ. The seat P(pay) the
+engine simulates is then held to the exact values (|z| <= 4 per seat: a correct engine fails
+with probability below 1e-4 per seat).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import reference as R
+from test_engine_vs_reference import _assert_same, _compiled, _engine_records
+
+from four21sim import Variant, simulate
+from four21sim.exact import nplayer
+
+CASES = [  # (preset, changes, players): the options that change what a context is, or where a state is
+    ("super421", {"tokens": 4, "charge_throws": 2}, 3),  # a 2-throw phase (its leader's row was misread)
+    ("classic", {"tokens": 4}, 3),
+    ("super421", {"tokens": 4}, 4),
+    ("super421-lebon", {"tokens": 4}, 4),
+    ("montreal", {"tokens": 4}, 4),  # one-throw charge: no decision until the décharge
+    ("classic", {"tokens": 3}, 4),  # fewer_throws_wins, cumulative payouts
+    ("super421", {"tokens": 4, "end": "last_holder"}, 4),  # the games of 3 and 2 players in play
+    ("super421", {"tokens": 4, "followers": "at_most", "decharge_throws": 2}, 4),
+]
+
+
+def _id(case) -> str:
+    preset, changes, n = case
+    return f"{preset}-{'-'.join(f'{k}={v}' for k, v in changes.items())}-{n}p"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_engine_plays_what_the_solution_decides(case):
+    preset, changes, n = case
+    v = Variant.from_preset(preset, changes)
+    twin_opt = R.SolutionPolicy(nplayer.solve(v, n, "pay"))
+    lineups = [["optimal"] * n, (["greedy", "optimal", "random", "optimal"])[:n]]
+    for k, names in enumerate(lineups):
+        games = 40
+        res = simulate(v, players=n, policies=names, games=games, seed=11 + k, records=True)
+        twin = [twin_opt if p == "optimal" else _compiled(p, v, n) for p in names]
+        want = R.play_games(v, n, twin, seed=11 + k, games=games)
+        _assert_same(_engine_records(res.records), want, f"{_id(case)}, policies={names}")
+
+
+@pytest.mark.parametrize("preset,tokens", [("super421", 5), ("super421-lebon", 4)])
+def test_simulated_p_pay_at_4_players_matches_the_exact_equilibrium(preset, tokens):
+    v = Variant.from_preset(preset, {"tokens": tokens})
+    exact = nplayer.solve(v, 4, "pay").seat_p_pay
+    games = 100_000
+    m = simulate(v, players=4, policies="optimal", games=games, seed=23).measures()
+    share = m[m.measure == "lose_share"].set_index("seat")["value"]
+    for seat in range(4):
+        se = math.sqrt(exact[seat] * (1 - exact[seat]) / games)  # shared losses only shrink the variance
+        assert abs(share[seat] - exact[seat]) <= 4 * se, (seat, share[seat], exact[seat])
+
+
+def test_compact_tables_are_refused_where_decisions_are_asked_one_at_a_time():
+    from four21sim.policies import compile_decider, compile_policy
+    v = Variant.from_preset("super421", {"tokens": 3})
+    pol = compile_policy("optimal", v, 4)
+    assert pol.ctx_mode == 3 and pol.aux.size > 0
+    with pytest.raises(ValueError, match="context mode 3; allowed one decision at a time: the name 'optimal'"):
+        compile_decider(pol, v, 4)
+
+
+def test_tables_beyond_the_memory_cap_are_refused_with_their_size(monkeypatch):
+    from four21sim.policies import optimal as O
+    sol = nplayer.solve(Variant.from_preset("super421", {"tokens": 3}), 4, "pay")
+    rows, blocks = O.compact_size(sol)
+    lead, foll, aux = O.engine_tables_compact(sol)
+    assert foll.shape == (rows, 2, 56) and lead.shape == (blocks, 2, 56)
+    monkeypatch.setattr(O, "MAX_TABLE_BYTES", rows * 112 - 1)
+    with pytest.raises(ValueError, match=r"^players: the 4-player equilibrium of .* GiB of engine tables; allowed: "
+                                         r"at most 0 GiB"):
+        O.engine_tables_compact(sol)
