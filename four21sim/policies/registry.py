@@ -52,8 +52,8 @@ from dataclasses import dataclass
 from ..exact import two_player
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
 from . import heuristics as H
-from .contexts import CTX_COMPACT
 from . import optimal as O
+from .contexts import CTX_COMPACT
 from .tables import Policy, check_policy
 
 __all__ = ["PolicySpec", "REGISTRY", "POLICY_NAMES", "TABLE_POLICIES", "HABITS", "ALIASES", "canonical_name",
