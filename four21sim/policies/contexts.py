@@ -57,7 +57,12 @@ def round_state_index(pot, a, b, tokens):
     return idx + a * (rest + 1) - a * (a - 1) // 2 + b
 
 
-@njit(inline="always", **JIT)
+# Compiled once each and inlined by LLVM, as the engine's steps (numba's own inlining would copy
+# their IR into every kernel that plays a game: compile time).
+_STEP = dict(JIT, _nrt=False, forceinline=True)
+
+
+@njit(**_STEP)
 def compact_block(aux, a, pot, tok, order, m):
     """``CTX_COMPACT``: the block of the state (pot, tokens of ``order[:m]``) of the policy at ``a``."""
     base = aux[a + AUX_BASE]
@@ -67,7 +72,7 @@ def compact_block(aux, a, pot, tok, order, m):
     return aux[a + aux[a + AUX_MAPS + m - 2] + key]
 
 
-@njit(inline="always", **JIT)
+@njit(**_STEP)
 def compact_context(aux, a, b, j, hands, throws, count):
     """``CTX_COMPACT``: the follower row of role j (>= 1) in block b, the hands and throws of roles
     ``0 .. j-1`` on the table and the leader's ``count``."""
