@@ -82,3 +82,18 @@ def test_tables_beyond_the_memory_cap_are_refused_with_their_size(monkeypatch):
     with pytest.raises(ValueError, match=r"^players: the 4-player equilibrium of .* GiB of engine tables; allowed: "
                                          r"at most 0 GiB"):
         O.engine_tables_compact(sol)
+
+
+def test_a_study_plays_the_4_player_equilibrium_and_reports_it_exactly(tmp_path):
+    import four21sim
+    from four21sim import sweep
+    assert sweep.main(["--variants", "super421", "--set", "tokens=3", "--players", "4", "--lineups", "optimal",
+                       "--games", "4000", "--task-games", "2000", "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    res = four21sim.load(tmp_path / "o")
+    sol = nplayer.solve(Variant.from_preset("super421", {"tokens": 3}), 4, "pay")
+    exact = res.tables["exact"]
+    assert len(exact) == 1 and exact.players.iloc[0] == 4
+    assert exact.seat0_pays_exact.iloc[0] == pytest.approx(sol.seat_p_pay[0], abs=1e-12)
+    assert list(res.tables["leading"].players) == [4]
+    assert "(4 players" in (tmp_path / "o" / "REPORT.md").read_text() or "at 4 players" in \
+        (tmp_path / "o" / "REPORT.md").read_text()

@@ -535,8 +535,8 @@ def _section_leading(tables) -> list[str]:
             "first round (pp)": lead["first_round"].map(lambda x: _pp(0.0 if abs(x) < 1e-12 else x, 3)),
             "round-1 loser wins": lead["round1_loser_wins"].map(lambda x: "" if _nan(x) else f"{100 * x:.2f}%"),
         })
-        lines += ["Exact, everyone playing optimally (2 players: the solver's optimum; 3 players: the equilibrium "
-                  "where each minimises its own P(pay)): the value of leading a round, P(pay | one of the others "
+        lines += ["Exact, everyone playing optimally (2 players: the solver's optimum; 3 players and more: the "
+                  "equilibrium where each minimises its own P(pay)): the value of leading a round, P(pay | one of the others "
                   "leads it) − P(pay | I lead it) with the same tokens (with 2 players: P(win | lead) − P(win | "
                   "follow)), over the states of each phase (mean weighted by how often a game visits them, "
                   "smallest, largest), the décharge mean in drinks a game (players × the mean); the first round's "
@@ -625,7 +625,7 @@ def _section_exact_check(tables) -> list[str]:
     return ["## Exact check", "",
             "The simulation against the exact values of the same line-up: from the symmetry theorem (every seat "
             "pays and wins exactly 1/players) or from the solvers (2 players: Markov chain of the fixed policies; "
-            "3 players: the equilibrium's values). z = (simulated − exact) / standard error, for seat 0's win "
+            "3 players and more: the equilibrium's values). z = (simulated − exact) / standard error, for seat 0's win "
             "share, every seat's P(pay) (the largest |z| is shown) and the mean number of rounds; a correct engine "
             "passes a row with probability at least 99.9% (each z within the two-sided 1 − 0.001/k quantile, k the "
             f"row's number of z). {ok} of {len(rows)} rows pass.", "", _md_table(pd.DataFrame(rows)), ""]

@@ -357,8 +357,8 @@ def _optimal_row(c: Config) -> dict | None:
 
 def leading_table(facts: StudyFacts) -> pd.DataFrame:
     """The exact value of leading per variant, at the player counts the study plays: 2 players,
-    both optimal, for every variant the solver takes; 3 players, at the equilibrium, for the
-    variants the study plays ``optimal`` with 3 players (:mod:`four21sim.exact.leading`)."""
+    both optimal, for every variant the solver takes; 3 and 4 players, at the equilibrium, for the
+    variants the study plays ``optimal`` with at that count (:mod:`four21sim.exact.leading`)."""
     from ..exact import solve
     from ..exact.leading import lead_summary, lead_summary_n
     from ..exact.two_player import MAX_SOLVER_TOKENS
@@ -369,11 +369,11 @@ def leading_table(facts: StudyFacts) -> pd.DataFrame:
         if c.players == 2 and c.variant.tokens <= MAX_SOLVER_TOKENS:
             wanted.setdefault((c.label, 2), c.variant)
     for c in facts.configs:
-        if c.players == 3 and c.lineup.kind == "all" and c.lineup.a == "optimal":
-            wanted.setdefault((c.label, 3), c.variant)
+        if c.players >= 3 and c.lineup.kind == "all" and c.lineup.a == "optimal":
+            wanted.setdefault((c.label, c.players), c.variant)
     rows = []
     for (label, n), variant in wanted.items():
-        ls = lead_summary(variant) if n == 2 else lead_summary_n(solve(variant, 3))
+        ls = lead_summary(variant) if n == 2 else lead_summary_n(solve(variant, n))
         r1 = ls["round1_loser_wins"]
         row = dict(variant=label, players=n, first_round=ls["first_round"],
                    round1_loser_wins=math.nan if r1 is None else r1)
