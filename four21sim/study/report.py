@@ -536,11 +536,12 @@ def _section_leading(tables) -> list[str]:
             "round-1 loser wins": lead["round1_loser_wins"].map(lambda x: "" if _nan(x) else f"{100 * x:.2f}%"),
         })
         lines += ["Exact, everyone playing optimally (2 players: the solver's optimum; 3 players and more: the "
-                  "equilibrium where each minimises its own P(pay)): the value of leading a round, P(pay | one of the others "
-                  "leads it) − P(pay | I lead it) with the same tokens (with 2 players: P(win | lead) − P(win | "
-                  "follow)), over the states of each phase (mean weighted by how often a game visits them, "
-                  "smallest, largest), the décharge mean in drinks a game (players × the mean); the first round's "
-                  "value; and the round-1 loser's chance of winning the game (2 players).", "", _md_table(t), ""]
+                  "equilibrium where each minimises its own P(pay)): the value of leading a round, P(pay | one "
+                  "of the others leads it) − P(pay | I lead it) with the same tokens (with 2 players: P(win | "
+                  "lead) − P(win | follow)), over the states of each phase (mean weighted by how often a game "
+                  "visits them, smallest, largest), the décharge mean in drinks a game (players × the mean); "
+                  "the first round's value; and the round-1 loser's chance of winning the game (2 players).", "",
+                  _md_table(t), ""]
     return lines
 
 
