@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..exact import nplayer, two_player
+from ..exact.round_contexts import context_counts
 from ..rules import dice
 from ..rules.variants import Variant
 from . import contexts as C
@@ -26,7 +27,7 @@ from .tables import KEEP_DTYPE, Policy, table_policy
 
 __all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_tables3", "engine_tables_compact",
            "OptimalPlayer", "build_optimal_player", "optimal_player_unavailable", "DECISION_PLAYERS",
-           "TABLE_PLAYERS", "MAX_TABLE_BYTES"]
+           "TABLE_PLAYERS", "MAX_TABLE_BYTES", "compact_size", "check_table_size"]
 
 TABLE_PLAYERS = (2, 4)
 """Where ``optimal`` has engine tables (the engine and the studies play it)."""
@@ -105,18 +106,21 @@ def _games(sol: nplayer.NSolution) -> list:
     return [sol] + [sol.subs[m] for m in sorted(sol.subs, reverse=True)]
 
 
-def compact_size(sol: nplayer.NSolution) -> tuple[int, int]:
-    """``(follower rows, blocks)`` of :func:`engine_tables_compact` for ``sol``, without building it."""
-    v = sol.variant
-    pot_max = v.tokens if v.charge_throws > 1 else 0
-    rows = blocks = 0
-    for game in _games(sol):
-        for phase in ("charge", "decharge"):
-            states = [(p, t) for p, t in game.states if (p > 0) == (phase == "charge") and p <= pot_max]
-            if states:
-                rows += len(states) * game._round_solver[0].contexts(game.players, phase).G
-                blocks += len(states)
-    return rows, blocks
+@lru_cache(maxsize=16)
+def compact_size(variant: Variant, players: int) -> tuple[int, int]:
+    """``(follower rows, blocks)`` of :func:`engine_tables_compact` at ``players`` players, without solving."""
+    counts = context_counts(variant, players)
+    return sum(s * g for _, _, s, g in counts), sum(s for _, _, s, _ in counts)
+
+
+def check_table_size(variant: Variant, players: int) -> None:
+    """Raise ValueError if the compact engine tables would take more than :data:`MAX_TABLE_BYTES`
+    (before any solve: the contexts are counted from the rules)."""
+    rows = compact_size(variant, players)[0]
+    if rows * 2 * _NH > MAX_TABLE_BYTES:
+        raise ValueError(f"players: the {players}-player equilibrium of {variant.describe()} would take "
+                         f"{rows * 2 * _NH / 2**30:.1f} GiB of engine tables; allowed: at most "
+                         f"{MAX_TABLE_BYTES / 2**30:.0f} GiB (it still decides one turn at a time: four21sim play)")
 
 
 def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -135,12 +139,8 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
     """
     v = sol.variant
     T, B = v.tokens, v.tokens + 1
-    rows, n_blocks = compact_size(sol)
-    if rows * 2 * _NH > MAX_TABLE_BYTES:
-        raise ValueError(f"players: the {sol.players}-player equilibrium of {v.describe()} would take "
-                         f"{rows * 2 * _NH / 2**30:.1f} GiB of engine tables; allowed: at most "
-                         f"{MAX_TABLE_BYTES / 2**30:.0f} GiB (it still decides one turn at a time: four21sim play)")
-    pot_max = T if v.charge_throws > 1 else 0
+    check_table_size(v, sol.players)
+    rows, n_blocks = compact_size(v, sol.players)
     lead = np.empty((max(n_blocks, 1), 2, _NH), KEEP_DTYPE)
     lead[:] = dice.FULL_KEEP + np.arange(_NH)
     foll = np.zeros((max(rows, 1), 2, _NH), KEEP_DTYPE)  # (made = 2 of a count-2 context: never read)
@@ -157,7 +157,7 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
         parts.append(smap)
         at += smap.size
         for pot, toks in game.states:
-            if pot > pot_max:
+            if pot > 0 and (m < sol.players or v.charge_throws == 1):  # (nobody decides, or never played)
                 continue
             ct, dec, lead_dec = game.round_decisions((pot, toks))
             if id(ct) not in csets:
@@ -179,6 +179,8 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
             blocks[b] = r, csets[id(ct)][0]
             b += 1
             r += ct.G
+    if (b, r) != (n_blocks, rows):
+        raise RuntimeError(f"engine tables: {b} blocks of {r} rows built, {n_blocks} of {rows} counted")
     head[C.AUX_BLOCKS] = at
     parts.append(blocks.ravel())
     return lead, foll, np.concatenate(parts)
@@ -201,6 +203,7 @@ def _optimal3(variant: Variant) -> Policy:
 
 @lru_cache(maxsize=2)  # (a 4-player table is large: a few GB at 11 tokens)
 def _optimal_compact(variant: Variant, players: int) -> Policy:
+    check_table_size(variant, players)  # before the solve: refused at once
     sol = nplayer.solve(variant, players, "pay")
     lead, foll, aux = engine_tables_compact(sol)
     return table_policy("optimal", variant, lead, foll, ctx_mode=C.CTX_COMPACT, players=players, aux=aux,
@@ -216,6 +219,8 @@ def build_optimal(variant: Variant, players: int) -> Policy:
 
 def warm_optimal(variant: Variant, players: int) -> None:
     """Solve where other processes can reuse it: the n-player solve goes to the disk store."""
+    if players >= 4:
+        check_table_size(variant, players)
     if players >= 3:  # the 2-player one is quick
         nplayer.solve(variant, players, "pay")
 
