@@ -138,7 +138,7 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
         If the tables would take more than :data:`MAX_TABLE_BYTES`.
     """
     v = sol.variant
-    T, B = v.tokens, v.tokens + 1
+    B = v.tokens + 1
     check_table_size(v, sol.players)
     rows, n_blocks = compact_size(v, sol.players)
     lead = np.empty((max(n_blocks, 1), 2, _NH), KEEP_DTYPE)
