@@ -84,6 +84,10 @@ def test_tables_beyond_the_memory_cap_are_refused_with_their_size_before_any_sol
     monkeypatch.setattr(O, "MAX_TABLE_BYTES", rows * 112 - 1)
     big = Variant.from_preset("super421", {"tokens": 4})
     monkeypatch.setattr(nplayer, "solve", lambda *a, **k: pytest.fail("solved before the size was checked"))
-    with pytest.raises(ValueError, match=r"^players: the 4-player equilibrium of .* GiB of engine tables; allowed: "
+    with pytest.raises(ValueError, match=r"^policies: the 4-player equilibrium of .* GiB of engine tables; allowed: "
                                          r"at most 0 GiB"):
         compile_policy("optimal", big, 4)
+    # a study skips it with that reason (where the registry says why not), and play still decides turn by turn
+    from four21sim.policies import REGISTRY
+    spec = next(p for p in REGISTRY if p.name == "optimal")
+    assert "GiB of engine tables" in spec.why_not(big, 4) and spec.why_not(big, 4, turn_by_turn=True) is None

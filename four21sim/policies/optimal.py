@@ -230,6 +230,11 @@ def optimal_unavailable(variant: Variant, players: int) -> str | None:
     cap = two_player.MAX_SOLVER_TOKENS if players == 2 else nplayer.MAX_TOKENS[players]
     if variant.tokens > cap:
         return f"the exact {players}-player solver takes at most {cap} tokens, not {variant.tokens}"
+    if players >= 4:  # the tables' size, counted from the rules (seconds to a minute, once a process)
+        try:
+            check_table_size(variant, players)
+        except ValueError as exc:
+            return str(exc).removeprefix("players: ")
     return None
 
 

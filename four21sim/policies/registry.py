@@ -33,8 +33,9 @@ The named policies
     P(pay) (context mode 2, docs/engine.md; docs/equilibrium.md says why "optimal"
     means an equilibrium there); with 4 players the same in the solver's own contexts
     (context mode 3: a few GB of tables at 11 tokens, built in about a minute once the
-    solve is on disk). At 5 and 6 players the tables would not fit (docs/nplayer.md): the
-    engine and the studies refuse it, with the reason :meth:`PolicySpec.why_not` gives.
+    solve is on disk; refused where they would pass 6 GiB, as classic's 32.5). At 5 and 6
+    players the tables would not fit (docs/nplayer.md): the engine and the studies refuse it,
+    with the reason :meth:`PolicySpec.why_not` gives.
     At the terminal and in the environments, from 4 players, the n-player equilibrium
     decides one turn at a time instead, without tables (4 to 6 players,
     :class:`four21sim.policies.optimal.OptimalPlayer`).
