@@ -9,7 +9,10 @@ exact P(pay)? Fixed tables: everyone 'greedy' (Super 421 and le bon: Montreal an
 exactly 1/4 there by the symmetry theorem), and a mixed line-up in every preset; the equilibrium:
 Super 421, le bon and Montreal (classic's 21 tokens are beyond the 4-player solver).
 
-    python experiments/nplayer_engine_check.py [--games 10000000] [--presets super421,...]
+    python experiments/nplayer_engine_check.py [--games 10000000] [--presets super421,...] [--only optimal]
+
+``--only optimal`` (or ``tables``) runs those rows only and keeps the others from the folder's
+engine_check.json (the classic row's exact evaluation alone takes about 25 minutes).
 
 Writes results/nplayer/ENGINE_CHECK.md and engine_check.json. A row passes when every seat's
 |z| is within the two-sided 1 - 0.001/k normal quantile (k: the rows' seats in all), so that a
@@ -43,10 +46,14 @@ CASES = [("super421", ["greedy"] * 4), ("super421-lebon", ["greedy"] * 4), ("sup
 SEED = 4421
 
 
-def run(games: int, presets: list[str]) -> list[dict]:
+def _kind(lineup) -> str:
+    return "optimal" if set(lineup) == {"optimal"} else "tables"
+
+
+def run(games: int, presets: list[str], only: str | None = None) -> list[dict]:
     rows = []
     for preset, lineup in CASES:
-        if preset not in presets:
+        if preset not in presets or (only and _kind(lineup) != only):
             continue
         v = Variant.from_preset(preset)
         t0 = time.perf_counter()
@@ -96,12 +103,22 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=10_000_000)
     p.add_argument("--presets", default=",".join(dict.fromkeys(c[0] for c in CASES)))
+    p.add_argument("--only", choices=("optimal", "tables"), help="run these rows only, keep the others")
     args = p.parse_args(argv)
-    rows = run(args.games, args.presets.split(","))
+    rows = run(args.games, args.presets.split(","), args.only)
     command = "python experiments/nplayer_engine_check.py" + (f" --games {args.games}" if args.games != 10_000_000
                                                                else "")
+    commands = [command + (f" --only {args.only}" if args.only else "")]
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "engine_check.json").write_text(json.dumps({"command": command, "seed": SEED, "rows": rows}, indent=1))
+    if args.only and (OUT / "engine_check.json").exists():
+        old = json.loads((OUT / "engine_check.json").read_text())
+        done = {(r["preset"], tuple(r["lineup"])) for r in rows}
+        kept = [r for r in old["rows"] if (r["preset"], tuple(r["lineup"])) not in done]
+        rows = [r for c in CASES for r in kept + rows if (r["preset"], tuple(r["lineup"])) == (c[0], tuple(c[1]))]
+        commands = [c for c in old.get("commands", [old["command"]]) if c not in commands] + commands
+    command = "`, then `".join(commands)
+    (OUT / "engine_check.json").write_text(json.dumps({"command": command, "commands": commands, "seed": SEED,
+                                                       "rows": rows}, indent=1))
     (OUT / "ENGINE_CHECK.md").write_text(report(rows, command))
     print((OUT / "ENGINE_CHECK.md").read_text())
     return 0
