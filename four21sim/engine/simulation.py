@@ -119,8 +119,15 @@ def pack_policies(policies: Sequence[Policy]):
         ao += pol.aux.size
     # unsigned bytes: a keep or policy read from them indexes without numba's negative-index
     # check (see four21sim._util.jit.ix)
-    return (pk, np.concatenate(leads).astype(np.uint8), np.concatenate(folls).astype(np.uint8),
-            np.concatenate(auxs + [np.zeros(1, np.int64)]), np.asarray(seat_pol, dtype=np.uint8))
+    return (pk, _bytes(leads), _bytes(folls), np.concatenate(auxs + [np.zeros(1, np.int64)]),
+            np.asarray(seat_pol, dtype=np.uint8))
+
+
+def _bytes(parts: list) -> np.ndarray:
+    """The keep tables end to end as unsigned bytes; one table is viewed, not copied (a 4-player
+    equilibrium's is gigabytes)."""
+    flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return np.ascontiguousarray(flat).view(np.uint8) if flat.dtype.itemsize == 1 else flat.astype(np.uint8)
 
 
 def simulate(variant: Variant | str, players: int = 2, policies="sec", games: int = 100_000, seed: int = 0, *,
