@@ -210,7 +210,7 @@ def _verdict(r) -> str:
     if r.change == "(preset)":
         return ""
     if math.isnan(r.gap_drinks):
-        return "not solved"
+        return "beyond the solvers" if r.note == "beyond the solvers" else "not solved"
     if math.isnan(r.gap_change):
         return "preset not solved"
     if r.method == "exact" or math.isnan(r.gap_change_low):  # exact, or both sides exactly fair
@@ -273,7 +273,9 @@ def _findings_exact(df: pd.DataFrame) -> list[str]:
     out = []
     for (n, lineup), g in df[(df["method"] == "exact")].groupby(["players", "lineup"], sort=False):
         g = g[g["change"] != "(preset)"]
-        solved = g[~g["verdict"].isin(["not solved", "preset not solved"])]
+        solved = g[~g["verdict"].isin(["not solved", "preset not solved", "beyond the solvers"])]
+        beyond = int((g["verdict"] == "beyond the solvers").sum())
+        unsolved = len(g) - len(solved) - beyond
         if solved.empty:
             continue
         top = solved.reindex(solved["gap_change"].abs().sort_values(ascending=False).index)
@@ -282,7 +284,8 @@ def _findings_exact(df: pd.DataFrame) -> list[str]:
         counts = solved["verdict"].value_counts()
         small = int(((solved["gap_change"].abs() < 0.005) & (solved["verdict"] != "no change")).sum())
         out.append(f"**{what}, exact** ({len(solved)} of {len(g)} changes solved"
-                   + (f"; {len(g) - len(solved)} not solved in this run" if len(g) > len(solved) else "")
+                   + (f"; {unsolved} not solved in this run" if unsolved else "")
+                   + (f"; {beyond} beyond the solvers (more tokens than they take)" if beyond else "")
                    + f"): {counts.get('fairer', 0)} fairer, {counts.get('less fair', 0)} less fair ({small} of these "
                    f"by less than 0.005 drinks a game, one drink in 200 games), {counts.get('no change', 0)} no "
                    "change. "

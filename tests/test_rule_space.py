@@ -105,3 +105,17 @@ def test_the_simulated_column_pairs_each_change_with_its_preset():
     one = df.loc["super421: charge_throws=1"]
     assert one.lead_drinks == 0 and one.gap_drinks == 0 and not math.isnan(one.check_lead_drinks)
     assert one.gap_change == pytest.approx(-b.gap_drinks, abs=1e-12)
+
+
+def test_a_change_beyond_the_solvers_is_said_so_not_counted_as_unsolved_by_the_budget():
+    specs = [{"label": "super421", "preset": "super421", "set": [], "base": "super421", "change": "(preset)"},
+             {"label": "super421: tokens=41", "preset": "super421", "set": ["tokens=41"], "base": "super421",
+              "change": "tokens=41"},
+             {"label": "super421: charge_throws=1", "preset": "super421", "set": ["charge_throws=1"],
+              "base": "super421", "change": "charge_throws=1"}]
+    rows, budget = rs.exact_rows(specs, budget_seconds=3600, players=(3,))
+    df = rs.analyse(rows)
+    r = df.set_index("variant").loc["super421: tokens=41"]
+    assert budget["skipped"] == 0 and r.verdict == "beyond the solvers" and math.isnan(r.gap_drinks)
+    line = next(s for s in rs._findings_exact(df) if s.startswith("**3 players"))
+    assert "(1 of 2 changes solved; 1 beyond the solvers" in line and "not solved in this run" not in line
