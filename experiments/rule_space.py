@@ -38,6 +38,7 @@ import pandas as pd
 from four21sim import PRESETS, Variant, __version__
 from four21sim._util.atomic import atomic_path, write_text_atomic
 from four21sim.engine.stats import Z95, holm
+from four21sim.exact.nplayer import MAX_TOKENS
 from four21sim.exact.symmetry import seat_symmetry
 from four21sim.rules.variants import OPTION_TABLE
 from four21sim.study.fairness import EVENING, exact_seat_pays, never_rethrows, paired_comparison, paired_shares
@@ -80,6 +81,8 @@ def _exact_pays(v: Variant, n: int, lineup: str, budget: dict) -> tuple[tuple | 
     """Every seat's exact P(pay) and where it comes from (symmetry, solver), or (None, why not)."""
     if seat_symmetry(v, [lineup] * n, never_rethrows(v, n, [lineup])).applies:
         return (1 / n,) * n, "symmetry"
+    if n >= 3 and v.tokens > MAX_TOKENS.get(n, 0):  # said so even once the budget is spent
+        return None, "beyond the solvers"
     if n >= 3 and time.perf_counter() > budget["until"]:  # (2-player solves take a fraction of a second)
         budget["skipped"] += 1
         return None, "not solved in this run's budget"
@@ -448,8 +451,9 @@ def _write_report(out: Path, df: pd.DataFrame, meta: dict) -> None:
 
 def _report_only(out: Path) -> int:
     """The report and figure again from a finished run's table and manifest (the wording of this code,
-    the numbers of that run); the manifest records it."""
+    the numbers of that run: the verdicts, which are wording, are derived again); the manifest records it."""
     df = pd.read_parquet(out / "rule_space.parquet")
+    df["verdict"] = [_verdict(r) for r in df.itertuples()]
     meta = json.loads((out / "manifest.json").read_text())
     meta["report_rewritten"] = {"commit": _commit(), "version": __version__}
     _write_report(out, df, meta)
