@@ -528,8 +528,8 @@ def _simulated_score(st: pd.DataFrame, r, n: int) -> dict:
 
 def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame) -> pd.DataFrame:
     """Per variant and player count, side by side: games decided without any decision, the
-    skill edge, the value of leading (exact for 2 and 3 players, simulated per-round rates), and
-    the paying-seat fairness (reference line-up)."""
+    skill edge, the value of leading (exact where the study plays optimal, 2 to 4 players; else
+    simulated per-round rates), and the paying-seat fairness (reference line-up)."""
     ref = reference_lineup(fair)
     if ref is None:
         return pd.DataFrame()
