@@ -7,8 +7,9 @@ gap of any seat, and how does the change move them, under the play that matters?
 
 - exact where the symmetry theorem or a solver reaches (docs/fairness.md): 2 players,
   optimal play and the 'greedy' habit; 3 players, the equilibrium (the theorem, or the
-  3-player solver within --solve-budget seconds; its disk cache keeps what earlier runs
-  solved);
+  n-player solver within --solve-budget seconds; its disk cache keeps what earlier runs
+  solved, and a run keeps the equilibria an earlier run wrote into the same --out folder
+  when the solver's code is the same, byte for byte: see ``reusable_exact``);
 - beyond, by simulation ('greedy', --sim-players): the preset and the changed rules play
   the same games (common random numbers); the first leader's change has a paired 95%
   interval, a change of the largest gap is bounded by the two gaps' intervals at 97.5%
@@ -38,6 +39,8 @@ import pandas as pd
 from four21sim import PRESETS, Variant, __version__
 from four21sim._util.atomic import atomic_path, write_text_atomic
 from four21sim.engine.stats import Z95, holm
+from four21sim.exact import store
+from four21sim.exact.nplayer import _CODE as SOLVER_CODE
 from four21sim.exact.nplayer import MAX_TOKENS
 from four21sim.exact.symmetry import seat_symmetry
 from four21sim.rules.variants import OPTION_TABLE
@@ -90,12 +93,77 @@ def _exact_pays(v: Variant, n: int, lineup: str, budget: dict) -> tuple[tuple | 
     return (pays, "solver") if pays is not None else (None, "beyond the solvers")
 
 
-def exact_rows(specs: list[dict], budget_seconds: float, players=EXACT_PLAYERS) -> tuple[list[dict], dict]:
+def _same_solver_since(commit: str) -> bool:
+    """Whether the n-player solver's source (the modules its disk cache hashes) is, in this
+    checkout, byte for byte what it was at ``commit`` (git; False where that cannot be shown)."""
+    import subprocess
+    if not commit or not all(c in "0123456789abcdef" for c in commit):  # "unknown", "...+dirty"
+        return False
+    root = Path(__file__).resolve().parents[1]
+    files = [f"four21sim/{m}.py" for m in SOLVER_CODE]
+    try:
+        r = subprocess.run(["git", "diff", "--quiet", commit, "--", *files], cwd=root, capture_output=True,
+                           timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return r.returncode == 0
+
+
+def reusable_exact(out: Path) -> tuple[dict, dict]:
+    """The equilibria (3 players and more) an earlier run of this study solved into ``out``, when
+    they would be solved the same way now.
+
+    A row is kept when its ``solver_code`` (the hash of the solver's source that its disk cache
+    keys on) is the current one; rows of a table written before that column existed, when git shows
+    the solver's source unchanged since the commit in the folder's manifest. These are the numbers a
+    solve would give again (the solver is deterministic), without the hours a 4-player rule change
+    can take. Returns ``({(variant, players, lineup): row}, {"from_commit": ..., "rows": ...})``.
+    """
+    pq, mf = out / "rule_space.parquet", out / "manifest.json"
+    code = store.code_hash(SOLVER_CODE)
+    keep, origin = {}, {}
+    try:
+        if pq.is_file() and mf.is_file():
+            df = pd.read_parquet(pq)
+            meta = json.loads(mf.read_text())
+            rows = df[(df["method"] == "exact") & (df["source"] == "solver") & (df["players"] >= 3)]
+            if "solver_code" in rows:
+                rows = rows[rows["solver_code"] == code]
+            elif not _same_solver_since(str(meta.get("commit", ""))):
+                rows = rows.iloc[:0]
+            keep = {(r["variant"], int(r["players"]), r["lineup"]): r for r in rows.to_dict("records")}
+            if keep:
+                origin = dict(from_commit=meta.get("commit"))
+        partial = out / PARTIAL
+        if partial.is_file():  # a run that was stopped before it wrote its table
+            for line in partial.read_text().splitlines():
+                r = json.loads(line)
+                if r.get("solver_code") == code:
+                    keep[(r["variant"], int(r["players"]), r["lineup"])] = r
+                    origin.setdefault("from_commit", r.get("commit"))
+    except (OSError, ValueError):
+        return {}, {}
+    return keep, (dict(origin, rows=len(keep)) if keep else {})
+
+
+# equilibria of 3 players and more, one JSON line each as they are solved, so that a run stopped
+# before its end loses no solve (hours at 4 players); removed when the run writes its table
+PARTIAL = "exact_partial.jsonl"
+
+
+_EXACT_FIELDS = ("lead_drinks", "gap_drinks")
+
+
+def exact_rows(specs: list[dict], budget_seconds: float, players=EXACT_PLAYERS,
+               reuse: dict | None = None, partial: Path | None = None) -> tuple[list[dict], dict]:
     """Optimal play at every exact player count, and 'greedy' at 2 players, for every variant:
-    presets first (the changes are measured against them), 3-player solves until the budget ends."""
+    presets first (the changes are measured against them), 3-player solves until the budget ends;
+    ``reuse`` (:func:`reusable_exact`) holds equilibria already solved, which cost no budget."""
     from four21sim.exact.leading import lead_summary
     from four21sim.exact.two_player import solve
     budget = {"until": time.perf_counter() + budget_seconds, "skipped": 0}
+    reuse = reuse or {}
+    code = store.code_hash(SOLVER_CODE)
     rows = []
     # the presets first (every change is measured against them), then the payer rule of Super 421 (a finding
     # of its own), then Super 421's and le bon's changes: the 3-player budget goes where the theorem does not
@@ -105,8 +173,17 @@ def exact_rows(specs: list[dict], budget_seconds: float, players=EXACT_PLAYERS) 
         for s in order:
             v = Variant.from_preset(s["preset"], s["set"])
             for lineup in ("optimal", "greedy") if n == 2 else ("optimal",):
+                old = reuse.get((s["label"], n, lineup))
+                if old is not None and seat_symmetry(v, [lineup] * n, never_rethrows(v, n, [lineup])).applies:
+                    old = None  # the theorem settles it now: said as such, not as a solve
+                if old is not None:
+                    rows.append(dict(variant=s["label"], base=s["base"], change=s["change"], players=n,
+                                     lineup=lineup, method="exact", source="solver", note="", symmetric=False,
+                                     solver_code=code, **{f: float(old[f]) for f in _EXACT_FIELDS}))
+                    continue
                 pays, source = _exact_pays(v, n, lineup, budget)
                 row = dict(variant=s["label"], base=s["base"], change=s["change"], players=n, lineup=lineup,
+                           solver_code=code if source == "solver" else "",
                            method="exact", source=source if pays is not None else "", note="" if pays else source,
                            symmetric=source == "symmetry", **(_summary(pays, n) if pays else
                                                               dict(lead_drinks=math.nan, gap_drinks=math.nan)))
@@ -117,6 +194,9 @@ def exact_rows(specs: list[dict], budget_seconds: float, players=EXACT_PLAYERS) 
                     row.update(expected_rounds_2p=sol.expected_rounds, round1_loser_wins_2p=ls["round1_loser_wins"],
                                lead_value_decharge_2p=dech["weighted_mean"] if dech else math.nan)
                 rows.append(row)
+                if partial is not None and n >= 3 and source == "solver":
+                    with open(partial, "a") as f:
+                        f.write(json.dumps(dict(row, commit=_commit())) + "\n")
     return rows, budget
 
 
@@ -358,6 +438,10 @@ def report(df: pd.DataFrame, meta: dict) -> str:
     if meta.get("report_rewritten"):
         lines += [f"This report was written again from that run's table by commit {meta['report_rewritten']['commit']} "
                   "(`--report-only`: the same numbers, no solve and no game).", ""]
+    if meta.get("exact_reused"):
+        r = meta["exact_reused"]
+        lines += [f"{r['rows']} equilibria were kept from this folder's earlier run (commit {r['from_commit']}), "
+                  "the solver's source being the same byte for byte: the numbers a new solve gives.", ""]
     if meta.get("skipped"):
         lines += [f"The exact solver ran for at most {meta['solve_budget']:.0f} s at 3 players and more: "
                   f"{meta['skipped']} equilibria were not solved in this run (marked *not solved*): on 2 cores a "
@@ -488,18 +572,20 @@ def main(argv=None) -> int:
     commit = _commit()  # the code as it starts, not as it is when the run ends
     specs = variant_specs()
     exact_players = tuple(int(x) for x in args.exact_players.split(",") if x.strip())
-    exact, budget = exact_rows(specs, args.solve_budget, exact_players)
+    reuse, reused = reusable_exact(out)
+    out.mkdir(parents=True, exist_ok=True)
+    exact, budget = exact_rows(specs, args.solve_budget, exact_players, reuse, out / PARTIAL)
     sim = simulated_rows(specs, sim_players, args.games)
     df = analyse(exact + sim)
     meta = dict(command="python experiments/rule_space.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])),
                 commit=commit, seconds=time.perf_counter() - t0, exact_players=list(exact_players),
                 sim_players=sim_players, games=args.games, solve_budget=args.solve_budget,
-                skipped=budget["skipped"])
-    out.mkdir(parents=True, exist_ok=True)
+                skipped=budget["skipped"], **(dict(exact_reused=reused) if reused else {}))
     with atomic_path(out / "rule_space.parquet") as tmp:
         df.to_parquet(tmp, index=False)
     write_text_atomic(out / "manifest.json", json.dumps(dict(meta, seed=SEED, version=__version__), indent=2) + "\n")
     _write_report(out, df, meta)
+    (out / PARTIAL).unlink(missing_ok=True)
     if not args.quiet:
         print(f"wrote {out / 'RULE_SPACE.md'} in {meta['seconds']:.0f} s")
     return 0

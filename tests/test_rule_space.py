@@ -119,3 +119,42 @@ def test_a_change_beyond_the_solvers_is_said_so_not_counted_as_unsolved_by_the_b
     assert budget["skipped"] == 0 and r.verdict == "beyond the solvers" and math.isnan(r.gap_drinks)
     line = next(s for s in rs._findings_exact(df) if s.startswith("**3 players"))
     assert "(1 of 2 changes solved; 1 beyond the solvers" in line and "not solved in this run" not in line
+
+
+def _write_run(out: Path, rows: list[dict], commit: str) -> None:
+    import json
+
+    import pandas as pd
+    out.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_parquet(out / "rule_space.parquet", index=False)
+    (out / "manifest.json").write_text(json.dumps({"commit": commit}))
+
+
+def test_a_run_keeps_the_equilibria_an_earlier_run_solved_with_the_same_solver_code(exact, tmp_path):
+    """The kept rows are the direct solves' numbers; a row of another solver code, or of an
+    unknown commit without a code, is solved again; a stopped run's partial lines count."""
+    import json
+    df, _ = exact
+    solved = [r for r in df.to_dict("records") if r["players"] == 3 and r["source"] == "solver"]
+    assert solved and all(r["solver_code"] == rs.store.code_hash(rs.SOLVER_CODE) for r in solved)
+    _write_run(tmp_path / "same", solved, "unknown")
+    reuse, origin = rs.reusable_exact(tmp_path / "same")
+    assert origin["rows"] == len(solved)
+    rows, budget = rs.exact_rows(SPECS, budget_seconds=0, players=(3,), reuse=reuse)
+    got = rs.analyse(rows).set_index("variant")
+    assert budget["skipped"] == 0  # nothing left to solve
+    for r in solved:
+        assert got.loc[r["variant"], "gap_drinks"] == r["gap_drinks"]
+        assert got.loc[r["variant"], "lead_drinks"] == r["lead_drinks"]
+    # another solver's rows, and rows without a code from a commit git cannot vouch for: not kept
+    other = [dict(r, solver_code="0" * 64) for r in solved]
+    _write_run(tmp_path / "other", other, "unknown")
+    assert rs.reusable_exact(tmp_path / "other") == ({}, {})
+    _write_run(tmp_path / "old", [{k: v for k, v in r.items() if k != "solver_code"} for r in solved], "unknown")
+    assert rs.reusable_exact(tmp_path / "old") == ({}, {})
+    # a run stopped before writing its table: its partial lines are kept
+    part = tmp_path / "stopped"
+    part.mkdir()
+    (part / rs.PARTIAL).write_text("".join(json.dumps(dict(r, commit="x")) + "\n" for r in solved[:1]))
+    reuse, origin = rs.reusable_exact(part)
+    assert list(reuse) == [(solved[0]["variant"], 3, "optimal")] and origin["rows"] == 1
