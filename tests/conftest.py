@@ -6,8 +6,15 @@ import tempfile
 # Solutions cached on disk (four21sim.exact.store) go to a folder of this session's own, inherited
 # by the command lines the tests start: a stale or damaged cache of the user's can neither
 # help nor break a test, and the suite leaves nothing behind in the user's cache.
-_CACHE = tempfile.TemporaryDirectory(prefix="four21sim-test-cache-")
-os.environ["FOUR21SIM_CACHE_DIR"] = _CACHE.name
+# The xdist workers share the folder the controller made (they inherit its environment): a game
+# solved by one worker is read by the other instead of being solved twice (entries are written
+# atomically and verified on reading, as for any user's concurrent processes).
+_SHARED = os.environ.get("FOUR21SIM_TEST_CACHE_DIR", "")
+if os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(_SHARED):
+    os.environ["FOUR21SIM_CACHE_DIR"] = _SHARED
+else:
+    _CACHE = tempfile.TemporaryDirectory(prefix="four21sim-test-cache-")
+    os.environ["FOUR21SIM_CACHE_DIR"] = os.environ["FOUR21SIM_TEST_CACHE_DIR"] = _CACHE.name
 
 # The Ctrl-C tests (test_sweep.py, test_folder_attacks.py, test_play.py) need SIGINT to reach the
 # processes they signal. A suite started in the background of a shell without job control

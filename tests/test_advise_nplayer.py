@@ -28,6 +28,7 @@ from four21sim.rules.state import parse_state
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["tokens=4"]
+TIE = 1e-12  # the solvers' tie tolerance between keeps (docs/advisor.md: ties go to the documented keep order)
 
 
 def _advice_at(v, t, players):
@@ -53,7 +54,10 @@ def test_the_game_answer_is_the_value_of_each_keep_at_the_table(preset, players)
             assert ref.measure == "P(pay)" or len(t.order) == 2
             pay = ref.values if ref.lower_is_better else {k: 1 - x for k, x in ref.values.items()}
             assert {k.index: k.value for k in adv.game} == pytest.approx(pay, abs=1e-15)
-            assert adv.best_game.value == min(pay.values()) and adv.role == ("leader" if t.leading else "follower")
+            # the best, or tied with it: keeps equal in exact arithmetic differ by a few ulps, and the
+            # first of the tied ones in the documented keep order is the answer (advisor.keep_order)
+            assert adv.best_game.value <= min(pay.values()) + TIE
+            assert adv.role == ("leader" if t.leading else "follower")
             asked += 1
             game.play(game.policy_keep(greedy))
     assert asked > 5
@@ -80,7 +84,7 @@ def test_advise_four_players_text_and_json():
     g = out["game"]
     assert g["measure"] == "P(pay)" and g["state"]["text"] == STATE and g["state"]["seat"] == 1
     assert {k["keep"] for k in g["keeps"]} == {k["keep"] for k in out["keeps"]}
-    assert g["best"]["p_pay"] == min(k["p_pay"] for k in g["keeps"])
+    assert g["best"]["p_pay"] <= min(k["p_pay"] for k in g["keeps"]) + TIE
     # seat 1 follows the leader (seat 3) and seat 0: the same hands give the same answer as the library's
     lib = advise_table("631", parse_state(STATE, 4), beat=["654", "521"], variant=v, players=4, seat=1)
     assert [k["p_pay"] for k in g["keeps"]] == [k.value for k in lib.game]
