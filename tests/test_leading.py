@@ -94,27 +94,5 @@ def test_solve_json_has_the_lead_value():
 
 
 # ------------------------------------------------------------------ three players
-@pytest.mark.parametrize("preset,overrides", [("super421", ["tokens=2", "charge_throws=2", "decharge_throws=2"]),
-                                              ("super421-lebon", ["tokens=2", "charge_throws=2", "decharge_throws=2",
-                                                                  "next_leader=winner"]),
-                                              ("montreal", ["tokens=2", "decharge_throws=2"]),
-                                              ("classic", ["tokens=2", "decharge_throws=2", "next_leader=next_seat"])])
-def test_three_player_lead_values_against_the_game_tree(preset, overrides):
-    from test_nplayer3_bruteforce import _values
-
-    from four21sim.exact import solve
-    from four21sim.exact.leading import lead_summary_n, lead_values_n
-    v = Variant.from_preset(preset, overrides)
-    tree = _values(v, 3, "pay")  # (pot, tokens by role) -> [role, (p_pay, p_win, rounds)]
-    lv = lead_values_n(solve(v, 3))
-    for r in lv.itertuples():
-        a, b, c = r.tokens_me, r.tokens_role1, r.tokens_role2
-        me_leading = tree(r.pot, (a, b, c))[0, 0]
-        # the next seat leads: I play last; the seat after me leads: I play second
-        me_following = (tree(r.pot, (b, c, a))[2, 0] + tree(r.pot, (c, a, b))[1, 0]) / 2
-        assert r.lead_value == pytest.approx(me_following - me_leading, abs=1e-9), (r.pot, a, b, c)
-    first = lead_summary_n(solve(v, 3))["first_round"]
-    start = tree(v.tokens, (0, 0, 0))
-    assert first == pytest.approx((start[1, 0] + start[2, 0]) / 2 - start[0, 0], abs=1e-9)
-    if v.end == "first_out":  # every round is played with all three in: the visits add up to the game's length
-        assert lv["visits"].sum() == pytest.approx(start[0, 2], abs=1e-9)
+# The 3-player values of leading are checked against the 3-player game tree in
+# tests/test_nplayer3_bruteforce.py, next to the states' values, on the same tree (built once).

@@ -14,7 +14,8 @@ keeps (stop first, then more dice kept), which settles ties within 1e-12 and so
 decides the *other* players' values.
 
 The tree carries for every role both P(paying) and the win share, and the
-expected number of rounds, so each state's whole vector is compared.
+expected number of rounds, so each state's whole vector is compared; under ``pay`` the
+value of leading (four21sim.exact.leading) is checked on the same tree.
 """
 
 from __future__ import annotations
@@ -250,3 +251,23 @@ def test_every_state_matches_the_game_tree(preset, overrides, objective):
         assert np.allclose(sol.p_pay[s], ref[:, 0], atol=1e-12, rtol=0), (pot, toks)
         assert np.allclose(sol.p_win[s], ref[:, 1], atol=1e-12, rtol=0), (pot, toks)
         assert sol.rounds[s] == pytest.approx(ref[0, 2], abs=1e-12), (pot, toks)
+    if objective == "pay":
+        _check_lead_values(v, sol, value)
+
+
+def _check_lead_values(v: Variant, sol, tree) -> None:
+    """The value of leading (four21sim.exact.leading) from the tree: a player's P(pay) following
+    (second or last, equally likely) minus leading, in every state; the first round's; the visits."""
+    from four21sim.exact.leading import lead_summary_n, lead_values_n
+    lv = lead_values_n(sol)
+    for r in lv.itertuples():
+        a, b, c = r.tokens_me, r.tokens_role1, r.tokens_role2
+        me_leading = tree(r.pot, (a, b, c))[0, 0]
+        # the next seat leads: I play last; the seat after me leads: I play second
+        me_following = (tree(r.pot, (b, c, a))[2, 0] + tree(r.pot, (c, a, b))[1, 0]) / 2
+        assert r.lead_value == pytest.approx(me_following - me_leading, abs=1e-9), (r.pot, a, b, c)
+    first = lead_summary_n(sol)["first_round"]
+    start = tree(v.tokens, (0, 0, 0))
+    assert first == pytest.approx((start[1, 0] + start[2, 0]) / 2 - start[0, 0], abs=1e-9)
+    if v.end == "first_out":  # every round is played with all three in: the visits add up to the game's length
+        assert lv["visits"].sum() == pytest.approx(start[0, 2], abs=1e-9)
