@@ -356,3 +356,32 @@ def test_a_solution_is_read_back_from_the_disk_store_and_a_forged_one_is_solved_
         third = solve(v, 4)
     assert not third.info.get("from_cache") and np.abs(third.p_pay - first.p_pay).max() <= 1e-12
     NP._equilibrium.cache_clear()
+
+
+# ====================================================================== a décharge iteration that cycles
+def test_a_profile_that_comes_back_ends_the_iteration_with_the_profile_the_stall_rule_keeps():
+    """Le bon at 6 tokens cycles at 3 players (the residual stays at 6e-6). The iteration written
+    out plainly here (solve every round, evaluate exactly, keep the smallest residual, no stop but
+    max_iter) runs 30 iterations: the solver's profile is the one it keeps, and the solver stopped
+    at the first iteration whose profile had been found before, bit for bit."""
+    v = Variant.from_preset("super421-lebon", ["tokens=6"])
+    game = NG.role_game(v, 3)
+    rounds = NG.Rounds(game)
+    dech = game.decharge()
+    V = np.zeros((game.size, 3))
+    profiles, best = [], None
+    for _ in range(30):
+        u, d = rounds.run(dech, np.array([NG.succ(game, s, V, {}, "pay") for s in dech]), 3, want_dist=True)
+        residual = float(np.abs(u - V[dech]).max())
+        if best is None or residual < best[0] * (1 - 1e-6):
+            best = (residual, V[dech].copy())
+        profiles.append(d)
+        dist = np.zeros((game.size, 3, 3, game.P))
+        dist[dech] = d
+        V[dech] = NP._decharge_values(game, dist[dech], "pay", {})
+    first_repeat = next(t for t in range(1, 30) if any(np.array_equal(profiles[t], p) for p in profiles[:t])) + 1
+    sol = NP._solve_equilibrium(v, 3, "pay", 1e-13, 200, 10, False)
+    assert not sol.converged and best[0] > 1e-9  # it does cycle
+    assert sol.iterations == first_repeat < 10 + 1
+    assert sol.residual == best[0]
+    assert np.array_equal(sol.basis[dech], best[1])  # the décharge values of the profile kept

@@ -23,8 +23,9 @@ next seat, ...)``, every player in; values are vectors, one utility per role.
 - *The décharge* (cyclic) is solved by policy iteration on vectors of values: solve every
   round against the current values, replace the values by the exact values of the
   profile found (a sparse linear system), stop when the Bellman residual is below
-  ``tol``, or after ``stall`` iterations without progress (``converged`` False;
-  the profile with the smallest residual is kept and certified).
+  ``tol``, when a profile found before comes back (each iteration is a function of the
+  profile: a proven cycle), or after ``stall`` iterations without progress (``converged``
+  False in both cases; the profile with the smallest residual is kept and certified).
 - *The charge* (the pot only shrinks) is solved once per state by increasing pot.
 - Under ``end = last_holder`` a player going out leaves a game of fewer players,
   solved first (with ``objective="pay"``: once someone is out nobody left can win,
@@ -54,6 +55,7 @@ is the uniform choice among the legal keeps) or the equilibrium itself.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -128,6 +130,7 @@ def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, 
     subV = _sub_values(subs, objective)
     best = None
     it, residual = 0, 0.0
+    seen: dict[bytes, list[np.ndarray]] = {}  # the profiles found so far, by a digest of their bytes
     for it in range(1, max_iter + 1):
         u, dist[dech] = rounds.run(dech, np.array([NG.succ(game, s, V, subV, objective) for s in dech]), game.n,
                                    want_dist=True)
@@ -138,6 +141,15 @@ def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, 
             return it, residual, True
         if it - best[3] >= stall:  # no progress: the iteration cycles
             break
+        # The next values are the exact values of this profile, and the next profile is solved
+        # against them: each iteration is a function of the profile alone, so a profile found
+        # before, bit for bit, proves a cycle from which nothing new can come (Montreal at 3
+        # players repeats every second iteration): stop at once rather than after `stall`.
+        d = dist[dech]
+        key = hashlib.sha256(d.tobytes()).digest()
+        if any(np.array_equal(d, e) for e in seen.get(key, ())):
+            break
+        seen.setdefault(key, []).append(d.copy())
         V[dech] = _decharge_values(game, dist[dech], objective, subs)
     residual, V[dech], dist[dech], _ = best
     return it, residual, False
