@@ -121,7 +121,7 @@ def reusable_exact(out: Path) -> tuple[dict, dict]:
     """
     pq, mf = out / "rule_space.parquet", out / "manifest.json"
     code = store.code_hash(SOLVER_CODE)
-    keep, origin = {}, {}
+    keep, origin, commits = {}, {}, []
     try:
         if pq.is_file() and mf.is_file():
             df = pd.read_parquet(pq)
@@ -141,9 +141,11 @@ def reusable_exact(out: Path) -> tuple[dict, dict]:
                 if r.get("solver_code") == code:
                     keep[(r["variant"], int(r["players"]), r["lineup"])] = r
                     origin.setdefault("from_commit", r.get("commit"))
+                    commits.append(str(r.get("commit")))
     except (OSError, ValueError):
         return {}, {}
-    return keep, (dict(origin, rows=len(keep)) if keep else {})
+    commits = list(dict.fromkeys(c for c in [origin.get("from_commit"), *commits] if c))
+    return keep, (dict(origin, commits=commits, rows=len(keep)) if keep else {})
 
 
 # equilibria of 3 players and more, one JSON line each as they are solved, so that a run stopped
@@ -443,8 +445,10 @@ def report(df: pd.DataFrame, meta: dict) -> str:
                   "(`--report-only`: the same numbers, no solve and no game).", ""]
     if meta.get("exact_reused"):
         r = meta["exact_reused"]
-        lines += [f"{r['rows']} equilibria were kept from this folder's earlier run (commit {r['from_commit']}), "
-                  "the solver's source being the same byte for byte: the numbers a new solve gives.", ""]
+        since = ", ".join(r.get("commits") or [r["from_commit"]])
+        lines += [f"{r['rows']} equilibria were kept from earlier runs into this folder (commits {since}; a run "
+                  "stopped before its end keeps its solves), the solver's source being the same byte for byte: "
+                  "the numbers a new solve gives.", ""]
     if meta.get("skipped"):
         lines += [f"The exact solver ran for at most {meta['solve_budget']:.0f} s at 3 players and more: "
                   f"{meta['skipped']} equilibria were not solved in this run (marked *not solved*): on 2 cores a "

@@ -157,4 +157,4 @@ def test_a_run_keeps_the_equilibria_an_earlier_run_solved_with_the_same_solver_c
     part.mkdir()
     (part / rs.PARTIAL).write_text("".join(json.dumps(dict(r, commit="x")) + "\n" for r in solved[:1]))
     reuse, origin = rs.reusable_exact(part)
-    assert list(reuse) == [(solved[0]["variant"], 3, "optimal")] and origin["rows"] == 1
+    assert list(reuse) == [(solved[0]["variant"], 3, "optimal")] and origin["rows"] == 1 and origin["commits"] == ["x"]
