@@ -450,9 +450,11 @@ def report(df: pd.DataFrame, meta: dict) -> str:
                   "stopped before its end keeps its solves), the solver's source being the same byte for byte: "
                   "the numbers a new solve gives.", ""]
     if meta.get("skipped"):
-        lines += [f"The exact solver ran for at most {meta['solve_budget']:.0f} s at 3 players and more: "
-                  f"{meta['skipped']} equilibria were not solved in this run (marked *not solved*): on 2 cores a "
-                  "3-player solve takes seconds to a minute, a 4-player one minutes (an hour with many tokens); "
+        left = df[(df["method"] == "exact") & df["note"].str.startswith("not solved")]
+        which = "; ".join(f"{', '.join(f'`{v}`' for v in g['variant'])} at {n} players"
+                          for n, g in left.groupby("players"))
+        lines += [f"{meta['skipped']} equilibria were not solved (marked *not solved*): {which}. This run's solver "
+                  f"budget was {meta['solve_budget']:.0f} s at 3 players and more, spent on the fewest tokens first; "
                   "a longer `--solve-budget` solves the rest (the disk cache keeps what is solved).", ""]
     lines += ["## Findings", ""] + [f"- {s}" for s in _findings_symmetry(df) + [*_findings_payer(df)]
                                     + _findings_exact(df) + _findings_simulated(df)]
