@@ -166,6 +166,7 @@ def exact_rows(specs: list[dict], budget_seconds: float, players=EXACT_PLAYERS,
     budget = {"until": time.perf_counter() + budget_seconds, "skipped": 0}
     reuse = reuse or {}
     code = store.code_hash(SOLVER_CODE)
+    commit = _commit() if partial is not None else ""  # once: each call starts two git processes
     rows = []
     # the presets first (every change is measured against them), then the payer rule of Super 421 (a finding
     # of its own), then the rest with the fewest tokens first (a solve's cost grows with the token
@@ -201,7 +202,7 @@ def exact_rows(specs: list[dict], budget_seconds: float, players=EXACT_PLAYERS,
                 rows.append(row)
                 if partial is not None and n >= 3 and source == "solver":
                     with open(partial, "a") as f:
-                        f.write(json.dumps(dict(row, commit=_commit())) + "\n")
+                        f.write(json.dumps(dict(row, commit=commit)) + "\n")
     return rows, budget
 
 
