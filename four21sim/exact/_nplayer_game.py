@@ -346,8 +346,10 @@ class Rounds:
     """The round kernel run on the states of one game: contexts built once per (players in play,
     phase), work arrays kept between rounds."""
 
-    def __init__(self, game: Game, labelled: bool = False):
-        self.game, self.labelled = game, labelled
+    def __init__(self, game: Game, labelled: bool = False, lanes: bool = True):
+        # lanes: the round kernel solves contexts side by side where it can (NK._level_lanes);
+        # False runs them one at a time, the same numbers bit for bit (tests compare the two)
+        self.game, self.labelled, self.lanes = game, labelled, lanes
         self._ctx: dict = {}
         self._buf: dict = {}
         self.seconds_contexts = 0.0
@@ -405,7 +407,7 @@ class Rounds:
             NK.solve_rounds(ct.L, m, ct.exact, Kp, components(K), acts, lead_tabs, foll_tabs, foll_idx, S_cls,
                             ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
                             ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls,
-                            np.zeros(0) if spread is None else spread)
+                            np.zeros(0) if spread is None else spread, self.lanes)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:
@@ -432,7 +434,7 @@ class Rounds:
         try:
             NK.best_response_rounds(ct.L, m, ct.exact, components(2 * m), S, ct.lvl_start, ct.ctx_c, ct.row_start,
                                     ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals, dec,
-                                    dev, mass, out, dist_cls)
+                                    dev, mass, out, dist_cls, self.lanes)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:
@@ -456,7 +458,7 @@ class Rounds:
         NK.solve_round(ct.L, m, ct.exact, Kp, components(K), acts[0], lead_tabs[0], foll_tabs[foll_idx[0]], dec, S_cls,
                        ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
                        ct.fin_cls, ct.fin_w, False, vals, dec, lead_dec, mass, np.zeros(K),
-                       np.zeros(len(ct.lwp_rep)), np.zeros(0))
+                       np.zeros(len(ct.lwp_rep)), np.zeros(0), self.lanes)
         if values:
             return ct, dec.copy(), lead_dec, vals.copy()
         return ct, dec.copy(), lead_dec

@@ -701,13 +701,153 @@ def _final_values(S, fin_start, fin_cls, fin_w, G, K, vals):
             vals[G + e, j] = acc
 
 
-@njit(**JIT)
-def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, row_start, trans, vals, dec, spread):
-    """Every context of one level (numbers lo..hi-1): its follower's turn; ``vals[g]`` its utilities.
+# Contexts of one level and one count solved side by side, one per lane: the same keeps, the
+# same sums in the same order, on W values at once (the innermost axis of the work arrays), so
+# that the compiler can use vector instructions; each lane's numbers are those of
+# player_turn, bit for bit (tests compare the two).
+_W = 32
 
-    The follower plays ``tables[target, count-1]`` (ACT_TABLE) or ``fixed[g]`` (ACT_FIXED)."""
+
+@njit(inline="always", **JIT)
+def _keep_values_lanes(level, kv, kt):
+    """:func:`_keep_values` on W lanes: ``kv[k, j, w]`` from ``level[h, j, w]``."""
+    for r in range(_STEP2.shape[0]):
+        k = _STEP2[r, 0]
+        a1, a2, a3, a4, a5, a6 = _STEP2[r, 1], _STEP2[r, 2], _STEP2[r, 3], _STEP2[r, 4], _STEP2[r, 5], _STEP2[r, 6]
+        for j in range(len(kt)):
+            for w in range(_W):
+                kv[k, j, w] = (level[a1, j, w] + level[a2, j, w] + level[a3, j, w] + level[a4, j, w]
+                               + level[a5, j, w] + level[a6, j, w]) * _SIXTH
+    for r in range(_STEP1.shape[0]):
+        k = _STEP1[r, 0]
+        a1, a2, a3, a4, a5, a6 = _STEP1[r, 1], _STEP1[r, 2], _STEP1[r, 3], _STEP1[r, 4], _STEP1[r, 5], _STEP1[r, 6]
+        for j in range(len(kt)):
+            for w in range(_W):
+                kv[k, j, w] = (kv[a1, j, w] + kv[a2, j, w] + kv[a3, j, w] + kv[a4, j, w] + kv[a5, j, w]
+                               + kv[a6, j, w]) * _SIXTH
+    a1, a2, a3, a4, a5, a6 = _STEP0[0], _STEP0[1], _STEP0[2], _STEP0[3], _STEP0[4], _STEP0[5]
+    for j in range(len(kt)):
+        for w in range(_W):
+            kv[_EMPTY, j, w] = (kv[a1, j, w] + kv[a2, j, w] + kv[a3, j, w] + kv[a4, j, w] + kv[a5, j, w]
+                                + kv[a6, j, w]) * _SIXTH
+
+
+@njit(**JIT)
+def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, best, bk, dec, dev, out):
+    """:func:`player_turn` of the profile (every component after the keep best for ``role``) for
+    the contexts ``gs[:nl]`` of one count c at once, lane w reading ``vals[tixw[f-1, h, w]]``
+    (lanes from nl on repeat a context and are not written); ``out[j, w]`` the utilities.
+    With ``dcomp >= 0``, :func:`_turn_both` instead: component ``dcomp`` follows the keep
+    best for it (``dev``), the deviator's. ``best`` and ``bk`` have two rows, one per chooser.
+
+    ``kv[_N_PARTIAL]`` holds the values of stopping with the hand at hand, so that the keep
+    chosen is one index into ``kv`` in every lane. The choice runs without branches (``b`` is 0
+    or 1 and ``b * x + (1 - b) * y`` is x or y exactly, values being finite), as vector
+    instructions: only the chooser's component is compared, the others read once at the end.
+    """
+    K = len(kt)
+    stop = _N_PARTIAL
+    for h in range(_NH):
+        for j in range(K):
+            for w in range(_W):
+                level[h, j, w] = vals[tixw[c - 1, h, w], j]
+    for made in range(c - 1, 0, -1):
+        _keep_values_lanes(level, kv, kt)
+        for h in range(_NH):
+            t0, t1 = _PK_START[h], _PK_START[h + 1]
+            if first == 0:  # stopping is the first keep
+                for j in range(K):
+                    for w in range(_W):
+                        kv[stop, j, w] = vals[tixw[made - 1, h, w], j]
+                k0 = stop
+            else:
+                k0 = _PK[t0]
+                t0 += 1
+            for q in range(1 if dcomp < 0 else 2):
+                comp = role if q == 0 else dcomp
+                for w in range(_W):
+                    best[q, w] = kv[k0, comp, w]
+                    bk[q, w] = k0
+                for t in range(t0, t1):
+                    k = _PK[t]
+                    for w in range(_W):
+                        v = kv[k, comp, w]
+                        b = 1.0 if v > best[q, w] + KEEP_TIE else 0.0  # ties go to the earlier keep (_best_by)
+                        best[q, w] = b * v + (1.0 - b) * best[q, w]
+                        bk[q, w] = b * k + (1.0 - b) * bk[q, w]
+            for w in range(_W):
+                kk = np.int64(bk[0, w])
+                for j in range(K):
+                    new[h, j, w] = kv[kk, j, w]
+            # stop (kk = _N_PARTIAL = _FULL) is keep _FULL + h, without a branch
+            for w in range(nl):
+                kk = np.int64(bk[0, w])
+                dec[gs[w], made - 1, h] = kk + h * max(kk - (_N_PARTIAL - 1), 0)
+            if dcomp >= 0:
+                for w in range(_W):
+                    new[h, dcomp, w] = kv[np.int64(bk[1, w]), dcomp, w]
+                for w in range(nl):
+                    kk = np.int64(bk[1, w])
+                    dev[gs[w], made - 1, h] = kk + h * max(kk - (_N_PARTIAL - 1), 0)
+        for h in range(_NH):
+            for j in range(K):
+                for w in range(_W):
+                    level[h, j, w] = new[h, j, w]
+    for j in range(K):
+        for w in range(_W):
+            out[j, w] = 0.0
+        for h in range(_NH):
+            for w in range(_W):
+                out[j, w] += _P0[h] * level[h, j, w]
+
+
+@njit(**JIT)
+def _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, dcomp, dev):
+    """:func:`_level` where every follower plays the profile (``dcomp < 0``), or :func:`_level_both`
+    (``dcomp = m + role``): runs of up to W contexts of one count go through :func:`_turn_lanes` together."""
     first = 1 if exact else 0
     K = len(kt)
+    level = np.empty((_NH, K, _W))
+    new = np.empty((_NH, K, _W))
+    kv = np.empty((_N_PARTIAL + 1, K, _W))
+    best = np.empty((2, _W))
+    bk = np.empty((2, _W))
+    out = np.empty((K, _W))
+    tix = np.zeros((3, _NH), np.int64)
+    tixw = np.zeros((3, _NH, _W), np.int64)
+    gs = np.zeros(_W, np.int64)
+    g = lo
+    while g < hi:
+        c = ctx_c[g]
+        nl = 1
+        while nl < _W and g + nl < hi and ctx_c[g + nl] == c:
+            nl += 1
+        for w in range(_W):
+            gs[w] = g + w if w < nl else g
+            _follower_tix(gs[w], c, exact, row_start, trans, tix)
+            for f in range(c):
+                for h in range(_NH):
+                    tixw[f, h, w] = tix[f, h]
+        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, best, bk, dec, dev, out)
+        for w in range(nl):
+            for j in range(K):
+                vals[g + w, j] = out[j, w]
+        g += nl
+
+
+@njit(**JIT)
+def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, row_start, trans, vals, dec, spread,
+           lanes):
+    """Every context of one level (numbers lo..hi-1): its follower's turn; ``vals[g]`` its utilities.
+
+    The follower plays ``tables[target, count-1]`` (ACT_TABLE) or ``fixed[g]`` (ACT_FIXED). With
+    ``lanes``, where everyone plays the profile and no tie spread is asked, the contexts go through
+    :func:`_level_lanes` (the same numbers, faster)."""
+    first = 1 if exact else 0
+    K = len(kt)
+    if lanes and act == ACT_PROFILE and Kp == K and spread.shape[0] == 0:
+        _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, -1, dec)
+        return
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
@@ -809,7 +949,8 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
 
 @njit(**JIT)
 def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
-                trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread):
+                trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread,
+                lanes=True):
     """One round from the utilities ``S[class, j]`` of its outcome classes; ``out[j]`` the utilities
     before the leader's first throw.
 
@@ -826,7 +967,7 @@ def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lv
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
         _level(lvl_start[i - 1], lvl_start[i], i, exact, Kp, kt, acts[i], foll_tables[i], fixed, ctx_c, ctx_target,
-               row_start, trans, vals, dec, spread)
+               row_start, trans, vals, dec, spread, lanes)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
@@ -839,7 +980,8 @@ def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lv
 
 @njit(**PARALLEL_JIT)
 def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
-                 row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread):
+                 row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread,
+                 lanes):
     """:func:`solve_round` for a batch of states of the same contexts, in parallel over the states.
 
     State b: ``S[b]``, ``acts[b]``, ``lead_tabs[b]`` and role i's follower table
@@ -856,7 +998,7 @@ def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, l
         sp = spread[b:b + 1] if spread.shape[0] > 0 else spread
         solve_round(L, m, exact, Kp, kt, acts[b], lead_tabs[b], tabs, dec[t], S[b], lvl_start, ctx_c, ctx_target,
                     row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], lead_dec,
-                    mass[t], out[b], dist[b], sp)
+                    mass[t], out[b], dist[b], sp, lanes)
 
 
 
@@ -903,8 +1045,11 @@ def _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec, dev, out):
 
 
 @njit(**JIT)
-def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev):
+def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev, lanes):
     """:func:`_level` in the certificate's pass."""
+    if lanes:
+        _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, m + role, dev)
+        return
     first = 1 if exact else 0
     K = len(kt)
     level = np.empty((_NH, K))
@@ -922,7 +1067,7 @@ def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, 
 
 @njit(**JIT)
 def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
-                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist):
+                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, lanes=True):
     """One round's profile and every role's best response to it, in one backward pass.
 
     ``S[class]``: components ``0..m-1`` the profile's utilities (everyone choosing, each
@@ -937,7 +1082,7 @@ def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, le
     K = len(kt)
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
-        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev)
+        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev, lanes)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
@@ -952,7 +1097,7 @@ def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, le
 
 @njit(**PARALLEL_JIT)
 def best_response_rounds(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
-                         want_dist, vals, dec, dev, mass, out, dist):
+                         want_dist, vals, dec, dev, mass, out, dist, lanes):
     """Every role's best response in a batch of states (:func:`certificate_round`), in parallel over
     the states as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
 
@@ -964,4 +1109,4 @@ def best_response_rounds(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans,
         lead_dec = np.zeros((2, _NH), np.int8)
         lead_dev = np.zeros((2, _NH), np.int8)
         certificate_round(L, m, exact, kt, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
-                          fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b])
+                          fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b], lanes)

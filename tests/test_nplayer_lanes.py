@@ -1,0 +1,70 @@
+"""The round kernel's two ways through a level: contexts side by side in vector lanes
+(``NK._level_lanes``, the default) and one context at a time (``Rounds(lanes=False)``, the
+plain loops of ``NK.player_turn`` and ``NK._turn_both``).
+
+The lanes only reorder the work; every sum and comparison is the same, so the two must agree
+bit for bit: utilities, outcome distributions, every keep, the certificate's best replies.
+The utilities after the round are drawn on a coarse grid (multiples of 1/4), so that many
+keeps tie exactly and the tie order is exercised, and at random (ties within KEEP_TIE apart).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from four21sim import Variant
+from four21sim.exact import _nplayer_game as NG
+
+# (preset, overrides, players): exact followers and `at_most` (stopping early is a keep), one,
+# two and three throws, counts 1 to 3, 2 players (the component count read at run time) to 4
+CASES = [
+    ("super421", ["tokens=5"], 3),
+    ("super421-lebon", ["tokens=5"], 3),
+    ("classic", ["tokens=6"], 3),
+    ("montreal", ["tokens=4", "decharge_throws=2"], 3),
+    ("super421", ["tokens=7", "followers=at_most", "charge_throws=2"], 2),
+    ("super421-lebon", ["tokens=4"], 4),
+]
+# 4 players only on the grid of ties, a few states per group (the contexts are many)
+PARAMS = [(*c, coarse) for c in CASES for coarse in (True, False) if c[2] < 4 or coarse]
+
+
+def _utilities(rng, shape, coarse: bool) -> np.ndarray:
+    return rng.integers(0, 5, shape) / 4.0 if coarse else rng.random(shape)
+
+
+def _groups(game: NG.Game, k: int) -> list[np.ndarray]:
+    """The states of one phase and one number of players in play, as the kernel takes them."""
+    out = []
+    for grp in [game.decharge()] + game.charge_groups():
+        for k in sorted(set(game.m[grp].tolist())):
+            sel = grp[game.m[grp] == k]
+            if len(sel):
+                out.append(sel[:k])
+    return out
+
+
+@pytest.mark.parametrize("preset,overrides,n,coarse", PARAMS, ids=lambda x: str(x))
+def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse):
+    v = Variant.from_preset(preset, overrides)
+    game = NG.role_game(v, n)
+    fast, plain = NG.Rounds(game), NG.Rounds(game, lanes=False)
+    rng = np.random.default_rng(421)
+    for states in _groups(game, 12 if n < 4 else 3):
+        m = int(game.m[states[0]])
+        S = _utilities(rng, (len(states), game.n, game.n, game.P, m), coarse)
+        u_a, d_a = fast.run(states, S, m, want_dist=True)
+        u_b, d_b = plain.run(states, S, m, want_dist=True)
+        np.testing.assert_array_equal(u_a, u_b)
+        np.testing.assert_array_equal(d_a, d_b)
+        for b, s in enumerate(states[:3]):
+            _, dec_a, lead_a = fast.decisions(int(s), S[b], m)
+            _, dec_b, lead_b = plain.decisions(int(s), S[b], m)
+            np.testing.assert_array_equal(dec_a, dec_b)
+            np.testing.assert_array_equal(lead_a, lead_b)
+        S_dev = _utilities(rng, (len(states), m, game.n, game.n, game.P), coarse)
+        w_a, e_a = fast.best_responses(states, S, S_dev, want_dist=True)
+        w_b, e_b = plain.best_responses(states, S, S_dev, want_dist=True)
+        np.testing.assert_array_equal(w_a, w_b)
+        np.testing.assert_array_equal(e_a, e_b)
