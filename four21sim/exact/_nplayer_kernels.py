@@ -709,6 +709,13 @@ _W = 32
 
 
 @njit(inline="always", **JIT)
+def _lane_keep(kk, h):
+    """The keep of hand h that lane index ``kk`` into ``kv`` stands for: a partial keep, or stopping
+    (``kk = _N_PARTIAL = _FULL``: keep ``_FULL + h``), without a branch."""
+    return kk + h * max(kk - (_N_PARTIAL - 1), 0)
+
+
+@njit(inline="always", **JIT)
 def _keep_values_lanes(level, kv, kt):
     """:func:`_keep_values` on W lanes: ``kv[k, j, w]`` from ``level[h, j, w]``."""
     for r in range(_STEP2.shape[0]):
@@ -779,16 +786,13 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, b
                 kk = np.int64(bk[0, w])
                 for j in range(K):
                     new[h, j, w] = kv[kk, j, w]
-            # stop (kk = _N_PARTIAL = _FULL) is keep _FULL + h, without a branch
             for w in range(nl):
-                kk = np.int64(bk[0, w])
-                dec[gs[w], made - 1, h] = kk + h * max(kk - (_N_PARTIAL - 1), 0)
+                dec[gs[w], made - 1, h] = _lane_keep(np.int64(bk[0, w]), h)
             if dcomp >= 0:
                 for w in range(_W):
                     new[h, dcomp, w] = kv[np.int64(bk[1, w]), dcomp, w]
                 for w in range(nl):
-                    kk = np.int64(bk[1, w])
-                    dev[gs[w], made - 1, h] = kk + h * max(kk - (_N_PARTIAL - 1), 0)
+                    dev[gs[w], made - 1, h] = _lane_keep(np.int64(bk[1, w]), h)
         for h in range(_NH):
             for j in range(K):
                 for w in range(_W):
@@ -950,7 +954,7 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
 @njit(**JIT)
 def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
                 trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread,
-                lanes=True):
+                lanes):
     """One round from the utilities ``S[class, j]`` of its outcome classes; ``out[j]`` the utilities
     before the leader's first throw.
 
@@ -1067,7 +1071,7 @@ def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, 
 
 @njit(**JIT)
 def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
-                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, lanes=True):
+                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, lanes):
     """One round's profile and every role's best response to it, in one backward pass.
 
     ``S[class]``: components ``0..m-1`` the profile's utilities (everyone choosing, each
@@ -1109,4 +1113,5 @@ def best_response_rounds(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans,
         lead_dec = np.zeros((2, _NH), np.int8)
         lead_dev = np.zeros((2, _NH), np.int8)
         certificate_round(L, m, exact, kt, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
-                          fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b], lanes)
+                          fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b],
+                          lanes)
