@@ -716,31 +716,31 @@ def _lane_keep(kk, h):
 
 
 @njit(inline="always", **JIT)
-def _keep_values_lanes(level, kv, kt):
+def _keep_values_lanes(level, kv, K):
     """:func:`_keep_values` on W lanes: ``kv[k, j, w]`` from ``level[h, j, w]``."""
     for r in range(_STEP2.shape[0]):
         k = _STEP2[r, 0]
         a1, a2, a3, a4, a5, a6 = _STEP2[r, 1], _STEP2[r, 2], _STEP2[r, 3], _STEP2[r, 4], _STEP2[r, 5], _STEP2[r, 6]
-        for j in range(len(kt)):
+        for j in range(K):
             for w in range(_W):
                 kv[k, j, w] = (level[a1, j, w] + level[a2, j, w] + level[a3, j, w] + level[a4, j, w]
                                + level[a5, j, w] + level[a6, j, w]) * _SIXTH
     for r in range(_STEP1.shape[0]):
         k = _STEP1[r, 0]
         a1, a2, a3, a4, a5, a6 = _STEP1[r, 1], _STEP1[r, 2], _STEP1[r, 3], _STEP1[r, 4], _STEP1[r, 5], _STEP1[r, 6]
-        for j in range(len(kt)):
+        for j in range(K):
             for w in range(_W):
                 kv[k, j, w] = (kv[a1, j, w] + kv[a2, j, w] + kv[a3, j, w] + kv[a4, j, w] + kv[a5, j, w]
                                + kv[a6, j, w]) * _SIXTH
     a1, a2, a3, a4, a5, a6 = _STEP0[0], _STEP0[1], _STEP0[2], _STEP0[3], _STEP0[4], _STEP0[5]
-    for j in range(len(kt)):
+    for j in range(K):
         for w in range(_W):
             kv[_EMPTY, j, w] = (kv[a1, j, w] + kv[a2, j, w] + kv[a3, j, w] + kv[a4, j, w] + kv[a5, j, w]
                                 + kv[a6, j, w]) * _SIXTH
 
 
 @njit(**JIT)
-def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, best, bk, dec, dev, out):
+def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, new, kv, best, bk, dec, dev, out):
     """:func:`player_turn` of the profile (every component after the keep best for ``role``) for
     the contexts ``gs[:nl]`` of one count c at once, lane w reading ``vals[tixw[f-1, h, w]]``
     (lanes from nl on repeat a context and are not written); ``out[j, w]`` the utilities.
@@ -752,14 +752,13 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, b
     or 1 and ``b * x + (1 - b) * y`` is x or y exactly, values being finite), as vector
     instructions: only the chooser's component is compared, the others read once at the end.
     """
-    K = len(kt)
     stop = _N_PARTIAL
     for h in range(_NH):
         for j in range(K):
             for w in range(_W):
                 level[h, j, w] = vals[tixw[c - 1, h, w], j]
     for made in range(c - 1, 0, -1):
-        _keep_values_lanes(level, kv, kt)
+        _keep_values_lanes(level, kv, K)
         for h in range(_NH):
             t0, t1 = _PK_START[h], _PK_START[h + 1]
             if first == 0:  # stopping is the first keep
@@ -806,11 +805,11 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, b
 
 
 @njit(**JIT)
-def _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, dcomp, dev):
+def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dcomp, dev):
     """:func:`_level` where every follower plays the profile (``dcomp < 0``), or :func:`_level_both`
-    (``dcomp = m + role``): runs of up to W contexts of one count go through :func:`_turn_lanes` together."""
+    (``dcomp = m + role``): runs of up to W contexts of one count go through :func:`_turn_lanes` together.
+    ``K``, the number of components, is a run-time int: one compiled kernel serves every K."""
     first = 1 if exact else 0
-    K = len(kt)
     level = np.empty((_NH, K, _W))
     new = np.empty((_NH, K, _W))
     kv = np.empty((_N_PARTIAL + 1, K, _W))
@@ -832,7 +831,7 @@ def _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, dc
             for f in range(c):
                 for h in range(_NH):
                     tixw[f, h, w] = tix[f, h]
-        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, kt, level, new, kv, best, bk, dec, dev, out)
+        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, new, kv, best, bk, dec, dev, out)
         for w in range(nl):
             for j in range(K):
                 vals[g + w, j] = out[j, w]
@@ -850,7 +849,8 @@ def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, r
     first = 1 if exact else 0
     K = len(kt)
     if lanes and act == ACT_PROFILE and Kp == K and spread.shape[0] == 0:
-        _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, -1, dec)
+        # K and dcomp as plain int64, never literals: one compiled _level_lanes for every K and both callers
+        _level_lanes(lo, hi, role, exact, np.int64(K), ctx_c, row_start, trans, vals, dec, np.int64(-1), dec)
         return
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
@@ -975,7 +975,10 @@ def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lv
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
-    player_turn(vals, lead_next, L, 0, 0, Kp, kt, acts[0], lead_table, level, new, kv, lead_dec, out, spread)
+    # np.int64(...): a constant argument is typed as a literal, and numba would compile the callee
+    # once more for it (cold compile time is most of a small solve's time)
+    player_turn(vals, lead_next, L, np.int64(0), np.int64(0), Kp, kt, acts[0], lead_table, level, new, kv, lead_dec,
+                out, spread)
     if want_dist:
         _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dec, lead_dec, -1,
                  fin_start, fin_cls, fin_w, mass, dist)
@@ -1052,7 +1055,8 @@ def _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec, dev, out):
 def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev, lanes):
     """:func:`_level` in the certificate's pass."""
     if lanes:
-        _level_lanes(lo, hi, role, exact, kt, ctx_c, row_start, trans, vals, dec, m + role, dev)
+        _level_lanes(lo, hi, role, exact, np.int64(len(kt)), ctx_c, row_start, trans, vals, dec, np.int64(m + role),
+                     dev)
         return
     first = 1 if exact else 0
     K = len(kt)
@@ -1091,7 +1095,7 @@ def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, le
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
     u = np.empty(K)
-    _turn_both(vals, lead_next, L, 0, 0, m, kt, level, new, kv, lead_dec, lead_dev, u)
+    _turn_both(vals, lead_next, L, np.int64(0), np.int64(0), m, kt, level, new, kv, lead_dec, lead_dev, u)
     for r in range(m):
         out[r] = u[m + r]
         if want_dist:
