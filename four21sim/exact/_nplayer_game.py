@@ -464,13 +464,14 @@ class Rounds:
         return ct, dec.copy(), lead_dec
 
 
-def components(K: int):
-    """What tells the round kernel the number of components K: a tuple of K zeros, whose length
-    numba compiles in (the loops over components unroll: about 30% faster at 4 components, and
-    at 3 a round of classic's 3-player décharge took 25 ms instead of 32.5, measured), from 3
-    components on; below, an array whose length is read at run time, so that one compilation
-    serves the 2-player games and the best responses of one component."""
-    return (0.0,) * K if K >= 3 else np.zeros(K)
+def components(K: int) -> np.int64:
+    """The number of components K as the round kernels take it: an int64 read at run time, so
+    that one compilation of each kernel serves every K. (A tuple of K zeros, whose length numba
+    compiles in, unrolled the loops over components, which was faster before the lanes kernel
+    took over the follower levels; it cost one compilation per K, about 30 s each when cold, for
+    no gain measured since. A Python int passed between jitted functions would be typed as a
+    literal and compiled once per value too.)"""
+    return np.int64(K)
 
 
 def profile_plays(B: int, m: int):

@@ -540,21 +540,20 @@ RANDOM_KEEP = -1  # a table entry meaning "uniform over the legal keeps" (the ra
 
 
 @njit(inline="always", **JIT)
-def _keep_values(level, kv, kt):
+def _keep_values(level, kv, K):
     """``kv[k, j]``: expected ``level[hand, j]`` after keeping k (a partial keep) and throwing the rest,
-    one die at a time (``_die_steps``). ``len(kt)`` is the number of components K (``kt``: a tuple of
-    K zeros, whose length the compiler knows, or an array, read at run time)."""
+    one die at a time (``_die_steps``); ``K`` components."""
     for r in range(_STEP2.shape[0]):
         k = _STEP2[r, 0]
-        for j in range(len(kt)):
+        for j in range(K):
             kv[k, j] = (level[_STEP2[r, 1], j] + level[_STEP2[r, 2], j] + level[_STEP2[r, 3], j]
                         + level[_STEP2[r, 4], j] + level[_STEP2[r, 5], j] + level[_STEP2[r, 6], j]) * _SIXTH
     for r in range(_STEP1.shape[0]):
         k = _STEP1[r, 0]
-        for j in range(len(kt)):
+        for j in range(K):
             kv[k, j] = (kv[_STEP1[r, 1], j] + kv[_STEP1[r, 2], j] + kv[_STEP1[r, 3], j] + kv[_STEP1[r, 4], j]
                         + kv[_STEP1[r, 5], j] + kv[_STEP1[r, 6], j]) * _SIXTH
-    for j in range(len(kt)):
+    for j in range(K):
         kv[_EMPTY, j] = (kv[_STEP0[0], j] + kv[_STEP0[1], j] + kv[_STEP0[2], j] + kv[_STEP0[3], j]
                          + kv[_STEP0[4], j] + kv[_STEP0[5], j]) * _SIXTH
 
@@ -612,14 +611,13 @@ def _tie_spread(h, bk, role, first, Kp, stop_row, kv, vals, spread):
 
 
 @njit(inline="always", **JIT)
-def _decide_all(made, tix, first, role, Kp, kt, act, table, kv, vals, new, dec, spread):
+def _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, spread):
     """Every hand's decision after ``made`` throws; ``new[h, j]`` its values.
 
     Components ``0..Kp-1`` follow the profile's keep, the last (when there are more
     than ``Kp``) the keep played as ``act`` says. With a ``spread`` array of one
     entry, the tie order's weight is measured (:func:`_tie_spread`).
     """
-    K = len(kt)
     for h in range(_NH):
         stop_row = tix[made - 1, h]
         bk = _best_by(h, role, first, stop_row, kv, vals) if Kp > 0 else -1
@@ -633,13 +631,13 @@ def _decide_all(made, tix, first, role, Kp, kt, act, table, kv, vals, new, dec, 
             ka = table[made - 1, h]
         src = bk if Kp > 0 else ka
         if src == _FULL + h:
-            for j in range(len(kt)):
+            for j in range(K):
                 new[h, j] = vals[stop_row, j]
         elif src >= 0:
-            for j in range(len(kt)):
+            for j in range(K):
                 new[h, j] = kv[src, j]
         else:
-            for j in range(len(kt)):
+            for j in range(K):
                 new[h, j] = _random_value(h, j, first, stop_row, kv, vals)
         if K > Kp and ka != src:
             if ka == _FULL + h:
@@ -652,7 +650,7 @@ def _decide_all(made, tix, first, role, Kp, kt, act, table, kv, vals, new, dec, 
 
 
 @njit(**JIT)
-def player_turn(vals, tix, c, first, role, Kp, kt, act, table, level, new, kv, dec, out, spread):
+def player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, dec, out, spread):
     """One player's turn of up to c throws, by backward induction.
 
     ``vals[tix[f-1, h]]``: the utilities when the turn ends on h after f throws.
@@ -663,15 +661,15 @@ def player_turn(vals, tix, c, first, role, Kp, kt, act, table, level, new, kv, d
     receives the keep played; ``out`` the utilities before the first throw.
     """
     for h in range(_NH):
-        for j in range(len(kt)):
+        for j in range(K):
             level[h, j] = vals[tix[c - 1, h], j]
     for made in range(c - 1, 0, -1):
-        _keep_values(level, kv, kt)
-        _decide_all(made, tix, first, role, Kp, kt, act, table, kv, vals, new, dec, spread)
+        _keep_values(level, kv, K)
+        _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, spread)
         for h in range(_NH):
-            for j in range(len(kt)):
+            for j in range(K):
                 level[h, j] = new[h, j]
-    for j in range(len(kt)):
+    for j in range(K):
         acc = 0.0
         for h in range(_NH):
             acc += _P0[h] * level[h, j]
@@ -839,7 +837,7 @@ def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dco
 
 
 @njit(**JIT)
-def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, row_start, trans, vals, dec, spread,
+def _level(lo, hi, role, exact, Kp, K, act, tables, fixed, ctx_c, ctx_target, row_start, trans, vals, dec, spread,
            lanes):
     """Every context of one level (numbers lo..hi-1): its follower's turn; ``vals[g]`` its utilities.
 
@@ -847,10 +845,9 @@ def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, r
     ``lanes``, where everyone plays the profile and no tie spread is asked, the contexts go through
     :func:`_level_lanes` (the same numbers, faster)."""
     first = 1 if exact else 0
-    K = len(kt)
     if lanes and act == ACT_PROFILE and Kp == K and spread.shape[0] == 0:
-        # K and dcomp as plain int64, never literals: one compiled _level_lanes for every K and both callers
-        _level_lanes(lo, hi, role, exact, np.int64(K), ctx_c, row_start, trans, vals, dec, np.int64(-1), dec)
+        # dcomp as a plain int64, never a literal: one compiled _level_lanes for both callers
+        _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(-1), dec)
         return
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
@@ -861,7 +858,7 @@ def _level(lo, hi, role, exact, Kp, kt, act, tables, fixed, ctx_c, ctx_target, r
         c = ctx_c[g]
         _follower_tix(g, c, exact, row_start, trans, tix)
         table = fixed[g] if act == ACT_FIXED else tables[ctx_target[g], c - 1]
-        player_turn(vals, tix, c, first, role, Kp, kt, act, table, level, new, kv, dec[g], out, spread)
+        player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, dec[g], out, spread)
         for j in range(K):
             vals[g, j] = out[j]
 
@@ -952,7 +949,7 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
 
 
 @njit(**JIT)
-def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
+def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
                 trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread,
                 lanes):
     """One round from the utilities ``S[class, j]`` of its outcome classes; ``out[j]`` the utilities
@@ -963,21 +960,21 @@ def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lv
     ``acts[i]``, from ``foll_tables[i]`` or ``lead_table`` where it plays a table, from
     ``fixed[g]`` or ``lead_table`` where it plays keeps fixed before, ACT_FIXED).
     ``dec[g]`` and ``lead_dec`` receive the keeps played; with ``want_dist``, ``dist``
-    the outcome distribution under them. ``len(kt)``: the number of components K (see ``_keep_values``).
+    the outcome distribution under them. ``K``: the number of components, a
+    run-time int64 (never a literal, see ``_nplayer_game.components``), so that one compilation serves every K.
     ``spread``: an empty array, or one entry that receives the tie order's weight.
     """
     G = lvl_start[m - 1]
-    K = len(kt)
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
-        _level(lvl_start[i - 1], lvl_start[i], i, exact, Kp, kt, acts[i], foll_tables[i], fixed, ctx_c, ctx_target,
+        _level(lvl_start[i - 1], lvl_start[i], i, exact, Kp, K, acts[i], foll_tables[i], fixed, ctx_c, ctx_target,
                row_start, trans, vals, dec, spread, lanes)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
     # np.int64(...): a constant argument is typed as a literal, and numba would compile the callee
     # once more for it (cold compile time is most of a small solve's time)
-    player_turn(vals, lead_next, L, np.int64(0), np.int64(0), Kp, kt, acts[0], lead_table, level, new, kv, lead_dec,
+    player_turn(vals, lead_next, L, np.int64(0), np.int64(0), Kp, K, acts[0], lead_table, level, new, kv, lead_dec,
                 out, spread)
     if want_dist:
         _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dec, lead_dec, -1,
@@ -986,7 +983,7 @@ def solve_round(L, m, exact, Kp, kt, acts, lead_table, foll_tables, fixed, S, lv
 
 
 @njit(**PARALLEL_JIT)
-def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
+def solve_rounds(L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
                  row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread,
                  lanes):
     """:func:`solve_round` for a batch of states of the same contexts, in parallel over the states.
@@ -1003,7 +1000,7 @@ def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, l
         tabs = foll_tabs[foll_idx[b]]
         lead_dec = np.zeros((2, _NH), np.int8)
         sp = spread[b:b + 1] if spread.shape[0] > 0 else spread
-        solve_round(L, m, exact, Kp, kt, acts[b], lead_tabs[b], tabs, dec[t], S[b], lvl_start, ctx_c, ctx_target,
+        solve_round(L, m, exact, Kp, K, acts[b], lead_tabs[b], tabs, dec[t], S[b], lvl_start, ctx_c, ctx_target,
                     row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], lead_dec,
                     mass[t], out[b], dist[b], sp, lanes)
 
@@ -1011,7 +1008,7 @@ def solve_rounds(L, m, exact, Kp, kt, acts, lead_tabs, foll_tabs, foll_idx, S, l
 
 # ====================================================================== the certificate
 @njit(inline="always", **JIT)
-def _decide_both(made, tix, first, role, m, kt, kv, vals, new, dec, dev):
+def _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev):
     """Every hand's decisions after ``made`` throws in the certificate's pass (:func:`certificate_round`):
     ``dec`` the profile's keep (best for component ``role``), ``dev`` the keep of ``role`` deviating
     (best for component ``m + role``); ``new[h]`` their values: every component after the profile's
@@ -1021,10 +1018,10 @@ def _decide_both(made, tix, first, role, m, kt, kv, vals, new, dec, dev):
         bk = _best_by(h, role, first, stop_row, kv, vals)
         bd = _best_by(h, m + role, first, stop_row, kv, vals)
         if bk == _FULL + h:
-            for j in range(len(kt)):
+            for j in range(K):
                 new[h, j] = vals[stop_row, j]
         else:
-            for j in range(len(kt)):
+            for j in range(K):
                 new[h, j] = kv[bk, j]
         if bd != bk:
             new[h, m + role] = vals[stop_row, m + role] if bd == _FULL + h else kv[bd, m + role]
@@ -1033,18 +1030,18 @@ def _decide_both(made, tix, first, role, m, kt, kv, vals, new, dec, dev):
 
 
 @njit(**JIT)
-def _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec, dev, out):
+def _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec, dev, out):
     """:func:`player_turn` in the certificate's pass (:func:`_decide_both` decides)."""
     for h in range(_NH):
-        for j in range(len(kt)):
+        for j in range(K):
             level[h, j] = vals[tix[c - 1, h], j]
     for made in range(c - 1, 0, -1):
-        _keep_values(level, kv, kt)
-        _decide_both(made, tix, first, role, m, kt, kv, vals, new, dec, dev)
+        _keep_values(level, kv, K)
+        _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev)
         for h in range(_NH):
-            for j in range(len(kt)):
+            for j in range(K):
                 level[h, j] = new[h, j]
-    for j in range(len(kt)):
+    for j in range(K):
         acc = 0.0
         for h in range(_NH):
             acc += _P0[h] * level[h, j]
@@ -1052,14 +1049,13 @@ def _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec, dev, out):
 
 
 @njit(**JIT)
-def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev, lanes):
+def _level_both(lo, hi, role, exact, m, K, ctx_c, row_start, trans, vals, dec, dev, lanes):
     """:func:`_level` in the certificate's pass."""
     if lanes:
-        _level_lanes(lo, hi, role, exact, np.int64(len(kt)), ctx_c, row_start, trans, vals, dec, np.int64(m + role),
+        _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(m + role),
                      dev)
         return
     first = 1 if exact else 0
-    K = len(kt)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
@@ -1068,13 +1064,13 @@ def _level_both(lo, hi, role, exact, m, kt, ctx_c, row_start, trans, vals, dec, 
     for g in range(lo, hi):
         c = ctx_c[g]
         _follower_tix(g, c, exact, row_start, trans, tix)
-        _turn_both(vals, tix, c, first, role, m, kt, level, new, kv, dec[g], dev[g], out)
+        _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec[g], dev[g], out)
         for j in range(K):
             vals[g, j] = out[j]
 
 
 @njit(**JIT)
-def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
+def certificate_round(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
                       want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, lanes):
     """One round's profile and every role's best response to it, in one backward pass.
 
@@ -1087,15 +1083,14 @@ def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, le
     with ``want_dist``, ``dist[r]`` the outcome distribution when r deviates.
     """
     G = lvl_start[m - 1]
-    K = len(kt)
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
-        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, kt, ctx_c, row_start, trans, vals, dec, dev, lanes)
+        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, K, ctx_c, row_start, trans, vals, dec, dev, lanes)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
     u = np.empty(K)
-    _turn_both(vals, lead_next, L, np.int64(0), np.int64(0), m, kt, level, new, kv, lead_dec, lead_dev, u)
+    _turn_both(vals, lead_next, L, np.int64(0), np.int64(0), m, K, level, new, kv, lead_dec, lead_dev, u)
     for r in range(m):
         out[r] = u[m + r]
         if want_dist:
@@ -1104,7 +1099,7 @@ def certificate_round(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, le
 
 
 @njit(**PARALLEL_JIT)
-def best_response_rounds(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
+def best_response_rounds(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
                          want_dist, vals, dec, dev, mass, out, dist, lanes):
     """Every role's best response in a batch of states (:func:`certificate_round`), in parallel over
     the states as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
@@ -1116,6 +1111,6 @@ def best_response_rounds(L, m, exact, kt, S, lvl_start, ctx_c, row_start, trans,
         t = numba.get_thread_id()
         lead_dec = np.zeros((2, _NH), np.int8)
         lead_dev = np.zeros((2, _NH), np.int8)
-        certificate_round(L, m, exact, kt, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
+        certificate_round(L, m, exact, K, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
                           fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b],
                           lanes)
