@@ -26,3 +26,23 @@ import signal  # noqa: E402
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config):
+    """In the xdist controller, before the workers start: compile the kernels once (tests/numba_warmup.py).
+
+    Two processes side by side, each a disjoint half, so that the workers load compiled
+    code from numba's cache instead of both compiling the same kernels at once. A failure
+    here is not the tests' business (they report whatever is wrong); it only costs the time.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None) \
+            or config.option.collectonly:
+        return
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).with_name("numba_warmup.py")
+    procs = [subprocess.Popen([sys.executable, str(script), part], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) for part in ("solver", "engine")]
+    for p in procs:
+        p.wait()

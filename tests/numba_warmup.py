@@ -1,0 +1,45 @@
+"""Compile the package's kernels into numba's on-disk cache before the test workers start.
+
+Run by ``conftest.py`` in the pytest-xdist controller, as two processes side by side (one
+per core), each compiling a disjoint half: without it both workers compile the same
+kernels at once when their first tests need them (about a minute of each core on a fresh
+clone), and every command line a test starts before that finishes compiles them again.
+Nothing is asserted here and nothing is kept but numba's cache; the tests check the numbers.
+
+``python tests/numba_warmup.py solver`` (the n-player solver) or ``... engine`` (the
+engine, its policies, the 2-player solver and the single-turn odds).
+"""
+
+import os
+import sys
+
+os.environ["FOUR21SIM_CACHE_DIR"] = "off"  # compile, do not store solutions: the tests solve their own
+
+
+def solver() -> None:
+    from four21sim.exact import nplayer
+    from four21sim.policies.against import best_response
+    from four21sim.rules.variants import Variant
+
+    for preset, n in [("super421", 4), ("montreal", 3), ("classic", 3)]:
+        v = Variant.from_preset(preset, ["tokens=2"])
+        for objective in ("pay", "win"):
+            nplayer.solve(v, n, objective)
+    best_response(Variant.from_preset("super421", ["tokens=2"]), 3, "greedy")
+
+
+def engine() -> None:
+    from four21sim.engine.simulation import simulate
+    from four21sim.exact import game, odds
+    from four21sim.rules.variants import Variant
+
+    for preset in ("super421", "super421-lebon", "montreal", "classic"):
+        for n, lineup in [(2, "greedy"), (4, "greedy"), (2, "optimal"), (3, "table-aware")]:
+            v = Variant.from_preset(preset, ["tokens=3"])
+            simulate(v, n, lineup, games=50, seed=1, threads=1)
+        game.solve(Variant.from_preset(preset, ["tokens=3"]), 2)
+    odds.turn_odds()
+
+
+if __name__ == "__main__":
+    {"solver": solver, "engine": engine}[sys.argv[1]]()
