@@ -36,8 +36,8 @@ def pytest_configure(config):
     here is not the tests' business (they report whatever is wrong); it only costs the time.
     """
     if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None) \
-            or config.option.collectonly:
-        return
+            or config.option.collectonly or os.environ.get("NUMBA_DISABLE_JIT", "0") != "0":
+        return  # (without numba's compiler the warm-up would only play small games slowly)
     import subprocess
     import sys
     from pathlib import Path
