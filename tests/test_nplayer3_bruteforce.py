@@ -204,11 +204,19 @@ def _values(variant: Variant, n: int, objective: str):
         own, sign = (0, -1.0) if objective == "pay" else (1, 1.0)
         may_stop = variant.followers == "at_most"
         lead = np.empty((NH, L, C))
+        # outcomes with the same vector of what follows (payouts beyond the tokens, players
+        # whose places do not matter) are one term: their chances are added before the vector
+        # is spread over the components (the sum is the same; the tree 5 times faster)
+        groups: dict = {}
+        for key, vec in S.items():
+            groups.setdefault(vec.tobytes(), (vec, []))[1].append(key)
         for c in range(1, L + 1):
             cut = (slice(None), c - 1) + (slice(None), slice(0, c)) * (n - 1)
+            is_p = {p: pay[cut] == p for p in {k[2] for k in S}}
             x = np.zeros(pay[cut].shape + (C,))
-            for (lo, w, p), vec in S.items():
-                x += ((pay[cut] == p) * share[lo][w][cut])[..., None] * vec
+            for vec, keys in groups.values():
+                chance = sum(is_p[p] * share[lo][w][cut] for lo, w, p in keys)
+                x += chance[..., None] * vec
             for role in range(n - 1, 0, -1):  # the last follower first
                 x = _turn(x, c, may_stop, 3 * role + own, sign)
             lead[:, c - 1] = x
