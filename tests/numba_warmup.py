@@ -7,7 +7,8 @@ clone), and every command line a test starts before that finishes compiles them 
 Nothing is asserted here and nothing is kept but numba's cache; the tests check the numbers.
 
 ``python tests/numba_warmup.py solver`` (the n-player solver) or ``... engine`` (the
-engine, its policies, the 2-player solver and the single-turn odds).
+engine, its policies, the 2-player solver, the single-turn odds and the kernels of the tests' 4-player
+game tree).
 """
 
 import os
@@ -39,6 +40,11 @@ def engine() -> None:
             simulate(v, n, lineup, games=50, seed=1, threads=1)
         game.solve(Variant.from_preset(preset, ["tokens=3"]), 2)
     odds.turn_odds()
+    # the 4-player game tree's own kernels (tests/test_nplayer_bruteforce.py), on the smallest game
+    import test_nplayer_bruteforce as tree
+
+    small = Variant.from_preset("super421", ["tokens=1"])
+    tree._equilibrium_tree(small, 3, "pay").value(1, (0, 0, 0), (0, 0, 0), 0)
 
 
 if __name__ == "__main__":
