@@ -31,7 +31,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 def pytest_configure(config):
     """In the xdist controller, before the workers start: compile the kernels once (tests/numba_warmup.py).
 
-    Two processes side by side, each a disjoint half, so that the workers load compiled
+    Two processes side by side, each about half of the kernels, so that the workers load compiled
     code from numba's cache instead of both compiling the same kernels at once. A failure
     here is not the tests' business (they report whatever is wrong); it only costs the time.
     """
@@ -45,4 +45,7 @@ def pytest_configure(config):
     procs = [subprocess.Popen([sys.executable, str(script), part], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL) for part in ("solver", "engine")]
     for p in procs:
-        p.wait()
+        try:
+            p.wait(timeout=900)
+        except subprocess.TimeoutExpired:  # a hung warm-up must not hang the suite
+            p.kill()

@@ -1,14 +1,15 @@
 """Compile the package's kernels into numba's on-disk cache before the test workers start.
 
 Run by ``conftest.py`` in the pytest-xdist controller, as two processes side by side (one
-per core), each compiling a disjoint half: without it both workers compile the same
+per core), each compiling about half of the kernels: without it both workers compile the same
 kernels at once when their first tests need them (about a minute of each core on a fresh
 clone), and every command line a test starts before that finishes compiles them again.
 Nothing is asserted here and nothing is kept but numba's cache; the tests check the numbers.
 
-``python tests/numba_warmup.py solver`` (the n-player solver) or ``... engine`` (the
-engine, its policies, the 2-player solver, the single-turn odds and the kernels of the tests' 4-player
-game tree).
+``python tests/numba_warmup.py solver`` (the n-player solver and the best response to a
+table) or ``... engine`` (the engine, its policies, the 2-player solver, the single-turn odds
+and the kernels of the tests' 4-player game tree). The split keeps the two about equal: about
+a minute each, cold, on a 2-core machine.
 """
 
 import os
