@@ -40,12 +40,16 @@ def pytest_configure(config):
         return  # (without numba's compiler the warm-up would only play small games slowly)
     import subprocess
     import sys
+    import time
     from pathlib import Path
+
+    from numba_warmup import PARTS
     script = Path(__file__).with_name("numba_warmup.py")
     procs = [subprocess.Popen([sys.executable, str(script), part], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for part in ("solver", "engine")]
+                              stderr=subprocess.DEVNULL) for part in PARTS]
+    deadline = time.monotonic() + 900  # a hung warm-up must not hang the suite
     for p in procs:
         try:
-            p.wait(timeout=900)
-        except subprocess.TimeoutExpired:  # a hung warm-up must not hang the suite
+            p.wait(timeout=max(deadline - time.monotonic(), 0))
+        except subprocess.TimeoutExpired:
             p.kill()

@@ -15,8 +15,6 @@ a minute each, cold, on a 2-core machine.
 import os
 import sys
 
-os.environ["FOUR21SIM_CACHE_DIR"] = "off"  # compile, do not store solutions: the tests solve their own
-
 
 def solver() -> None:
     from four21sim.exact import nplayer
@@ -48,5 +46,9 @@ def engine() -> None:
     tree._equilibrium_tree(small, 3, "pay").value(1, (0, 0, 0), (0, 0, 0), 0)
 
 
+PARTS = {"solver": solver, "engine": engine}
+"""The halves, by the name a process is started with (conftest.py starts one of each)."""
+
 if __name__ == "__main__":
-    {"solver": solver, "engine": engine}[sys.argv[1]]()
+    os.environ["FOUR21SIM_CACHE_DIR"] = "off"  # compile, do not store solutions: the tests solve their own
+    PARTS[sys.argv[1]]()
