@@ -317,6 +317,35 @@ def _rehash(hk, hid, starts, data):
     return nk, nid
 
 
+@njit(inline="always", **JIT)
+def _same_row(data, at, buf, n):
+    # a loop, not np.array_equal of two slices: that allocates a temporary array on every call
+    for a in range(n):
+        if data[at + a] != buf[a]:
+            return False
+    return True
+
+
+@njit(inline="always", **JIT)
+def _find(z, buf, n, hk, hid, starts, data):
+    """``(number, slot)``: the number of row ``buf[:n]`` of hash z (-1 if absent) and its slot in the table."""
+    mask = np.uint64(hid.shape[0] - 1)
+    s = z & mask
+    while hid[s] >= 0:
+        q = hid[s]
+        if hk[s] == z and starts[q + 1] - starts[q] == n and _same_row(data, starts[q], buf, n):
+            return q, s
+        s = (s + np.uint64(1)) & mask
+    return -1, s
+
+
+@njit(inline="always", **JIT)
+def known(buf, n, hk, hid, starts, data):
+    """The number of row ``buf[:n]``, or -1: :func:`intern`'s look-up alone, which returns no
+    array (a call returning the tables costs more than the look-up; most rows are known)."""
+    return _find(_row_hash(buf, n), buf, n, hk, hid, starts, data)[0]
+
+
 @njit(**JIT)
 def intern(buf, n, hk, hid, starts, data, cnt):
     """The number of row ``buf[:n]``, adding it if new (numbers in order of first appearance).
@@ -324,13 +353,9 @@ def intern(buf, n, hk, hid, starts, data, cnt):
     Returns ``(number, hk, hid, starts, data)``: the arrays grow when full.
     """
     z = _row_hash(buf, n)
-    mask = np.uint64(hid.shape[0] - 1)
-    s = z & mask
-    while hid[s] >= 0:
-        q = hid[s]
-        if hk[s] == z and starts[q + 1] - starts[q] == n and np.array_equal(data[starts[q]:starts[q] + n], buf[:n]):
-            return q, hk, hid, starts, data
-        s = (s + np.uint64(1)) & mask
+    q, s = _find(z, buf, n, hk, hid, starts, data)
+    if q >= 0:
+        return q, hk, hid, starts, data
     q = cnt[0]
     if q + 2 > starts.shape[0]:
         grown = np.zeros(2 * starts.shape[0], np.int64)
@@ -358,6 +383,18 @@ SHARE_UNIT = 3600
 MAX_ENTRIES = MAX_ROLES * (MAX_ROLES - 1)
 
 
+@njit(inline="always", **JIT)
+def _sort_small(a, n):
+    # insertion sort: n is at most MAX_ENTRIES (and mostly 1); sorting a slice in place costs more
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
 @njit(**JIT)
 def judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, out):
     """The outcome of a round by the rules kernel: ``out[:n]`` packed entries
@@ -380,7 +417,7 @@ def judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, ou
             pay = min(R.payout(hands, m, jw, jl, rescue, phase, value, prm), cap)
             out[n] = jl | (jw << 3) | (pay << 6) | ((SHARE_UNIT // (nl * nw)) << 20)
             n += 1
-    out[:n].sort()
+    _sort_small(out, n)
     return n
 
 
@@ -408,7 +445,9 @@ def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm):
             for h in range(_NH):
                 hands[m - 1] = h
                 n = judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, buf)
-                e, hk, hid, starts, data = intern(buf, n, hk, hid, starts, data, cnt)
+                e = known(buf, n, hk, hid, starts, data)
+                if e < 0:
+                    e, hk, hid, starts, data = intern(buf, n, hk, hid, starts, data, cnt)
                 outcome[x, slot, h] = e
     return outcome, starts[:cnt[0] + 1].copy(), data[:cnt[1]].copy()
 
