@@ -463,8 +463,14 @@ def minimise_level(trans, count, label, nxt, exact):
     ``(ids, starts, data)``: each context's merged number and the merged rows.
     """
     nx = trans.shape[0]
-    buf = np.zeros(2 + 3 * _NH, np.int64)
-    hk, hid, starts, data, cnt = interner(max(16, nx // 4))
+    width = 2 + (1 if exact else 3) * _NH
+    buf = np.zeros(width, np.int64)
+    # sized for every row distinct, so that nothing grows (a growth copies the rows so far):
+    # the data uninitialised (only what is written is read), the hash table half full at most
+    hk, _, hid = _table_new(max(16, nx))
+    starts = np.zeros(nx + 1, np.int64)
+    data = np.empty(nx * width, np.int64)
+    cnt = np.zeros(2, np.int64)
     ids = np.empty(nx, np.int64)
     for x in range(nx):
         c = count[x]
