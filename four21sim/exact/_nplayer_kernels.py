@@ -297,11 +297,13 @@ def _row_hash(buf, n):
 
 
 @njit(**JIT)
-def interner(cap):
-    """An empty set of numbered rows: ``(hash keys, numbers, row starts, row data, counts)``."""
+def interner(cap, width):
+    """An empty set of numbered rows: ``(hash keys, numbers, row starts, row data, counts)``, room for
+    ``cap`` rows of ``width`` entries before anything grows (a growth copies what is stored). The
+    data are left uninitialised: only what :func:`intern` writes is read."""
     hk, _, hid = _table_new(cap)
     starts = np.zeros(cap + 1, np.int64)
-    return hk, hid, starts, np.zeros(16 * cap, np.int64), np.zeros(2, np.int64)
+    return hk, hid, starts, np.empty(width * cap, np.int64), np.zeros(2, np.int64)
 
 
 @njit(**JIT)
@@ -435,7 +437,7 @@ def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm):
     tl = np.zeros(m, np.int64)
     tw = np.zeros(m, np.int64)
     buf = np.zeros(MAX_ENTRIES, np.int64)
-    hk, hid, starts, data, cnt = interner(1024)
+    hk, hid, starts, data, cnt = interner(1024, 16)
     outcome = np.full((nx, 3, _NH), -1, np.int32)
     for x in range(nx):
         c = rep_f[x, 0]
@@ -465,12 +467,7 @@ def minimise_level(trans, count, label, nxt, exact):
     nx = trans.shape[0]
     width = 2 + (1 if exact else 3) * _NH
     buf = np.zeros(width, np.int64)
-    # sized for every row distinct, so that nothing grows (a growth copies the rows so far):
-    # the data uninitialised (only what is written is read), the hash table half full at most
-    hk, _, hid = _table_new(max(16, nx))
-    starts = np.zeros(nx + 1, np.int64)
-    data = np.empty(nx * width, np.int64)
-    cnt = np.zeros(2, np.int64)
+    hk, hid, starts, data, cnt = interner(max(16, nx), width)  # room for every row distinct
     ids = np.empty(nx, np.int64)
     for x in range(nx):
         c = count[x]
