@@ -758,29 +758,26 @@ def _lane_keep(kk, h):
 @njit(inline="always", **JIT)
 def _keep_values_lanes(level, kv, K):
     """:func:`_keep_values` on W lanes: ``kv[k, j, w]`` from ``level[h, j, w]``."""
+    n = K * _W
+    lv = level.reshape((level.shape[0], n))
+    kf = kv.reshape((kv.shape[0], n))
     for r in range(_STEP2.shape[0]):
         k = _STEP2[r, 0]
         a1, a2, a3, a4, a5, a6 = _STEP2[r, 1], _STEP2[r, 2], _STEP2[r, 3], _STEP2[r, 4], _STEP2[r, 5], _STEP2[r, 6]
-        for j in range(K):
-            for w in range(_W):
-                kv[k, j, w] = (level[a1, j, w] + level[a2, j, w] + level[a3, j, w] + level[a4, j, w]
-                               + level[a5, j, w] + level[a6, j, w]) * _SIXTH
+        for x in range(n):
+            kf[k, x] = (lv[a1, x] + lv[a2, x] + lv[a3, x] + lv[a4, x] + lv[a5, x] + lv[a6, x]) * _SIXTH
     for r in range(_STEP1.shape[0]):
         k = _STEP1[r, 0]
         a1, a2, a3, a4, a5, a6 = _STEP1[r, 1], _STEP1[r, 2], _STEP1[r, 3], _STEP1[r, 4], _STEP1[r, 5], _STEP1[r, 6]
-        for j in range(K):
-            for w in range(_W):
-                kv[k, j, w] = (kv[a1, j, w] + kv[a2, j, w] + kv[a3, j, w] + kv[a4, j, w] + kv[a5, j, w]
-                               + kv[a6, j, w]) * _SIXTH
+        for x in range(n):
+            kf[k, x] = (kf[a1, x] + kf[a2, x] + kf[a3, x] + kf[a4, x] + kf[a5, x] + kf[a6, x]) * _SIXTH
     a1, a2, a3, a4, a5, a6 = _STEP0[0], _STEP0[1], _STEP0[2], _STEP0[3], _STEP0[4], _STEP0[5]
-    for j in range(K):
-        for w in range(_W):
-            kv[_EMPTY, j, w] = (kv[a1, j, w] + kv[a2, j, w] + kv[a3, j, w] + kv[a4, j, w] + kv[a5, j, w]
-                                + kv[a6, j, w]) * _SIXTH
+    for x in range(n):
+        kf[_EMPTY, x] = (kf[a1, x] + kf[a2, x] + kf[a3, x] + kf[a4, x] + kf[a5, x] + kf[a6, x]) * _SIXTH
 
 
 @njit(**JIT)
-def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, new, kv, best, bk, dec, dev, out):
+def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out):
     """:func:`player_turn` of the profile (every component after the keep best for ``role``) for
     the contexts ``gs[:nl]`` of one count c at once, lane w reading ``vals[tixw[f-1, h, w]]``
     (lanes from nl on repeat a context and are not written); ``out[j, w]`` the utilities.
@@ -788,9 +785,11 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, new, kv, be
     best for it (``dev``), the deviator's. ``best`` and ``bk`` have two rows, one per chooser.
 
     ``kv[_N_PARTIAL]`` holds the values of stopping with the hand at hand, so that the keep
-    chosen is one index into ``kv`` in every lane. The choice runs without branches (``b`` is 0
-    or 1 and ``b * x + (1 - b) * y`` is x or y exactly, values being finite), as vector
-    instructions: only the chooser's component is compared, the others read once at the end.
+    chosen is one index into ``kv`` in every lane. The choice runs without branches (selects,
+    as vector instructions): only the chooser's component is compared, the others read once at
+    the end, component by component (a gather over the lanes, which vectorises; lane by lane it
+    did not). ``level`` receives the new values directly: once ``kv`` is made, the old ones are
+    not read again. ``kb``: a work array of W keeps.
     """
     stop = _N_PARTIAL
     for h in range(_NH):
@@ -818,24 +817,22 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, new, kv, be
                     k = _PK[t]
                     for w in range(_W):
                         v = kv[k, comp, w]
-                        b = 1.0 if v > best[q, w] + KEEP_TIE else 0.0  # ties go to the earlier keep (_best_by)
-                        best[q, w] = b * v + (1.0 - b) * best[q, w]
-                        bk[q, w] = b * k + (1.0 - b) * bk[q, w]
+                        bw = best[q, w]
+                        up = v > bw + KEEP_TIE  # ties go to the earlier keep (_best_by)
+                        best[q, w] = v if up else bw
+                        bk[q, w] = k if up else bk[q, w]
             for w in range(_W):
-                kk = np.int64(bk[0, w])
-                for j in range(K):
-                    new[h, j, w] = kv[kk, j, w]
-            for w in range(nl):
-                dec[gs[w], made - 1, h] = _lane_keep(np.int64(bk[0, w]), h)
-            if dcomp >= 0:
-                for w in range(_W):
-                    new[h, dcomp, w] = kv[np.int64(bk[1, w]), dcomp, w]
-                for w in range(nl):
-                    dev[gs[w], made - 1, h] = _lane_keep(np.int64(bk[1, w]), h)
-        for h in range(_NH):
+                kb[w] = bk[0, w]
             for j in range(K):
                 for w in range(_W):
-                    level[h, j, w] = new[h, j, w]
+                    level[h, j, w] = kv[kb[w], j, w]
+            for w in range(nl):
+                dec[gs[w], made - 1, h] = _lane_keep(bk[0, w], h)
+            if dcomp >= 0:
+                for w in range(_W):
+                    level[h, dcomp, w] = kv[bk[1, w], dcomp, w]
+                for w in range(nl):
+                    dev[gs[w], made - 1, h] = _lane_keep(bk[1, w], h)
     for j in range(K):
         for w in range(_W):
             out[j, w] = 0.0
@@ -851,14 +848,14 @@ def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dco
     ``K``, the number of components, is a run-time int: one compiled kernel serves every K."""
     first = 1 if exact else 0
     level = np.empty((_NH, K, _W))
-    new = np.empty((_NH, K, _W))
     kv = np.empty((_N_PARTIAL + 1, K, _W))
     best = np.empty((2, _W))
-    bk = np.empty((2, _W))
+    bk = np.empty((2, _W), np.int64)
     out = np.empty((K, _W))
-    tix = np.zeros((3, _NH), np.int64)
     tixw = np.zeros((3, _NH, _W), np.int64)
     gs = np.zeros(_W, np.int64)
+    kb = np.zeros(_W, np.int64)
+    base = np.zeros(_W, np.int64)
     g = lo
     while g < hi:
         c = ctx_c[g]
@@ -867,11 +864,16 @@ def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dco
             nl += 1
         for w in range(_W):
             gs[w] = g + w if w < nl else g
-            _follower_tix(gs[w], c, exact, row_start, trans, tix)
-            for f in range(c):
-                for h in range(_NH):
-                    tixw[f, h, w] = tix[f, h]
-        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, new, kv, best, bk, dec, dev, out)
+            base[w] = row_start[gs[w]]
+        # _follower_tix of each lane, read from ``trans`` for all lanes at once (a gather that vectorises)
+        for f in range(1, c + 1):
+            if exact and f < c:
+                continue
+            off = (0 if exact else f - 1) * _NH
+            for h in range(_NH):
+                for w in range(_W):
+                    tixw[f - 1, h, w] = trans[base[w] + off + h]
+        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out)
         for w in range(nl):
             for j in range(K):
                 vals[g + w, j] = out[j, w]
