@@ -117,6 +117,20 @@ def test_a_perturbed_two_player_profile_gains_what_the_chain_evaluator_says():
     assert W[start, 0] - V[start, 0] == pytest.approx(gain, abs=1e-12)
 
 
+def test_a_certificate_told_its_profile_converged_when_it_did_not_finds_the_same_best_responses():
+    # Told that the profile converged, the certificate makes its first décharge pass without
+    # the outcome distributions (an equilibrium's iteration ends there). A profile made against
+    # random values is no equilibrium: the pass does not end the iteration, which must go on to
+    # the same numbers, bit for bit, as when told the truth.
+    v = Variant.from_preset("super421", ["tokens=6"])
+    n = 3
+    basis = np.random.default_rng(5).uniform(size=(len(NG.role_game(v, n).states), n))
+    game, rounds, V, W = _profile_against(v, n, basis)
+    W2, it2 = NP._best_responses(game, rounds, basis, basis, V, "pay", {}, 1e-13, 50, converged=True)
+    assert it2 > 1
+    assert np.array_equal(W2, W)
+
+
 def test_a_perturbed_three_player_profile_gains_what_the_best_response_to_it_gains():
     # The certificate (the game by role, one more component) and the best response to the
     # same profile played by both others (the game by seat, the profile's choices

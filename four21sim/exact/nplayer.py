@@ -204,22 +204,29 @@ def _br_rounds(game, rounds, states, base, subV, objective, W, subW, want_dist):
     return rounds.best_responses(states, S_prof, _deviator_utilities(game, states, W, subW, objective), want_dist)
 
 
-def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_iter):
+def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_iter, converged=False):
     """Each role's exact best-response utility ``W[s, r]`` against the profile (policy iteration).
 
     The others' keeps are recomputed in every round from the values they were made
     against: ``basis`` in the décharge, ``V_charge`` in the charge; ``V`` is the
     profile's exact value, where the iteration starts. Returns (W, iterations).
+
+    ``converged``: the profile's own iteration converged, so that the first pass is expected
+    to find W = V and end the iteration; the outcome distributions (one forward pass per
+    role) are needed only to go on, and that pass does without them (computing them after
+    all when it does not end the iteration).
     """
     subV, subW = _sub_values(subs, objective), _sub_values(subs, objective, "best_value")
     W = V.copy()
     dech = game.decharge()
     it = 0
     for it in range(1, max_iter + 1 if len(dech) else 1):  # noqa: B007  (the count is returned)
-        u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, True)
+        u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, it > 1 or not converged)
         residual = float(np.abs(u - W[dech]).max())
         if residual <= tol:
             break
+        if dist is None:
+            u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, True)
         const = NG.constant_part(game, dech, dist, objective, subW, True)
         W[dech] = NG.evaluate(game, dist, const, True, only_decharge=True)
     for group in game.charge_groups():
@@ -423,7 +430,7 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
     if certify:
         V_charge = np.where((game.pot == 0)[:, None], values[objective], basis)
         W, br_it = _best_responses(game, rounds, basis, V_charge, values[objective], objective, subs, tol,
-                                   max_iter)
+                                   max_iter, converged)
         gain = W - values[objective]
     info = dict(timings, value_gap=float(np.abs(values[objective] - V).max()), states=game.size,
                 decharge_states=len(game.decharge()), contexts_seconds=rounds.seconds_contexts,
