@@ -1,4 +1,4 @@
-"""The engine against the n-player solver at 4 players, on the presets' own rules.
+"""The engine against the n-player solver at 4 and 5 players, on the presets' own rules.
 
 Question: does the engine, playing a fixed line-up at 4 players, reproduce every seat's exact
 P(pay) as the n-player solver evaluates it (``four21sim.policies.evaluate_lineup``: compact
@@ -7,12 +7,14 @@ the policy tables with the engine)? And does it, playing ``optimal`` on every se
 equilibrium, from tables of the solver's contexts: docs/nplayer.md), reproduce the equilibrium's
 exact P(pay)? Fixed tables: everyone 'greedy' (Super 421 and le bon: Montreal and classic are
 exactly 1/4 there by the symmetry theorem), and a mixed line-up in every preset; the equilibrium:
-Super 421, le bon and Montreal (classic's 21 tokens are beyond the 4-player solver).
+Super 421, le bon and Montreal at 4 players (classic's 21 tokens are beyond the 10 minutes a
+4-player solve is given), and at 5 players (each solve 15 to 30 minutes, then the disk store).
 
     python experiments/nplayer_engine_check.py [--games 10000000] [--presets super421,...] [--only optimal]
+        [--players 5]
 
-``--only optimal`` (or ``tables``) runs those rows only and keeps the others from the folder's
-engine_check.json (the classic row's exact evaluation alone takes about 25 minutes).
+``--only optimal`` (or ``tables``) and ``--players`` run those rows only and keep the others from
+the folder's engine_check.json (the classic row's exact evaluation alone takes about 25 minutes).
 
 Writes results/nplayer/ENGINE_CHECK.md and engine_check.json. A row passes when every seat's
 |z| is within the two-sided 1 - 0.001/k normal quantile (k: the rows' seats in all), so that a
@@ -42,7 +44,8 @@ OUT = ROOT / "results" / "nplayer"
 MIXED = ["greedy", "sec", "table-aware", "chase421"]
 CASES = [("super421", ["greedy"] * 4), ("super421-lebon", ["greedy"] * 4), ("super421", MIXED),
          ("super421-lebon", MIXED), ("montreal", MIXED), ("classic", MIXED),
-         ("super421", ["optimal"] * 4), ("super421-lebon", ["optimal"] * 4), ("montreal", ["optimal"] * 4)]
+         ("super421", ["optimal"] * 4), ("super421-lebon", ["optimal"] * 4), ("montreal", ["optimal"] * 4),
+         ("super421", ["optimal"] * 5), ("super421-lebon", ["optimal"] * 5), ("montreal", ["optimal"] * 5)]
 SEED = 4421
 
 
@@ -50,19 +53,20 @@ def _kind(lineup) -> str:
     return "optimal" if set(lineup) == {"optimal"} else "tables"
 
 
-def run(games: int, presets: list[str], only: str | None = None) -> list[dict]:
+def run(games: int, presets: list[str], only: str | None = None, players: list[int] | None = None) -> list[dict]:
     rows = []
     for preset, lineup in CASES:
-        if preset not in presets or (only and _kind(lineup) != only):
+        n = len(lineup)
+        if preset not in presets or (only and _kind(lineup) != only) or (players and n not in players):
             continue
         v = Variant.from_preset(preset)
         t0 = time.perf_counter()
         if set(lineup) == {"optimal"}:
-            exact = np.array(nplayer.solve(v, 4, "pay").seat_p_pay)
+            exact = np.array(nplayer.solve(v, n, "pay").seat_p_pay)
         else:
-            exact = np.array(evaluate_lineup(v, 4, lineup)["p_pay"])
+            exact = np.array(evaluate_lineup(v, n, lineup)["p_pay"])
         t1 = time.perf_counter()
-        seats = simulate(v, players=4, policies=lineup, games=games, seed=SEED).seats()
+        seats = simulate(v, players=n, policies=lineup, games=games, seed=SEED).seats()
         t2 = time.perf_counter()
         got = seats["lose_share"].to_numpy()
         se = (seats["lose_share_high"] - seats["lose_share_low"]).to_numpy() / (2 * norm.ppf(0.975))
@@ -77,7 +81,7 @@ def run(games: int, presets: list[str], only: str | None = None) -> list[dict]:
 def report(rows: list[dict], command: str) -> str:
     k = sum(len(r["z"]) for r in rows)
     zmax = norm.ppf(1 - 0.001 / (2 * k))
-    lines = ["# The engine against the n-player solver at 4 players", "",
+    lines = ["# The engine against the n-player solver at 4 and 5 players", "",
              f"Produced by `{command}` (four21sim {four21sim.__version__}, {platform.machine()}, "
              f"{datetime.now(timezone.utc).isoformat(timespec='seconds')}), seed {SEED}.", "",
              "Every seat's P(pay) simulated by the engine against the exact value of the same fixed line-up from "
@@ -86,7 +90,7 @@ def report(rows: list[dict], command: str) -> str:
              f"a row passes when every |z| ≤ {zmax:.2f} (the two-sided 1 − 0.001/{k} quantile: a correct engine "
              "passes the whole table with probability at least 99.9%). The engine plays the equilibrium from "
              "tables of the solver's contexts (context mode 3, docs/nplayer.md).", "",
-             "| preset | line-up (seats 0–3) | games | exact P(pay) by seat | simulated | z by seat | passes |",
+             "| preset | line-up (seat 0, 1, ...) | games | exact P(pay) by seat | simulated | z by seat | passes |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         ok = all(abs(z) <= zmax for z in r["z"])
@@ -104,13 +108,16 @@ def main(argv=None) -> int:
     p.add_argument("--games", type=int, default=10_000_000)
     p.add_argument("--presets", default=",".join(dict.fromkeys(c[0] for c in CASES)))
     p.add_argument("--only", choices=("optimal", "tables"), help="run these rows only, keep the others")
+    p.add_argument("--players", help="run the rows of these player counts only (e.g. 5), keep the others")
     args = p.parse_args(argv)
-    rows = run(args.games, args.presets.split(","), args.only)
+    players = [int(x) for x in args.players.split(",")] if args.players else None
+    rows = run(args.games, args.presets.split(","), args.only, players)
     command = "python experiments/nplayer_engine_check.py" + (f" --games {args.games}" if args.games != 10_000_000
                                                                else "")
-    commands = [command + (f" --only {args.only}" if args.only else "")]
+    commands = [command + (f" --only {args.only}" if args.only else "") + (f" --players {args.players}"
+                                                                           if args.players else "")]
     OUT.mkdir(parents=True, exist_ok=True)
-    if args.only and (OUT / "engine_check.json").exists():
+    if (args.only or players) and (OUT / "engine_check.json").exists():
         old = json.loads((OUT / "engine_check.json").read_text())
         done = {(r["preset"], tuple(r["lineup"])) for r in rows}
         kept = [r for r in old["rows"] if (r["preset"], tuple(r["lineup"])) not in done]

@@ -73,17 +73,17 @@ def test_policy_lists_derive_from_the_registry():
     assert policies.POLICY_NAMES == names
     assert set(policies.TABLE_POLICIES) == {p.name for p in policies.REGISTRY if p.table}
     assert summarize.TABLE_POLICIES == policies.TABLE_POLICIES
-    assert "optimal" in policies.policies_for(4) and "optimal" not in policies.policies_for(5)
+    assert "optimal" in policies.policies_for(5) and "optimal" not in policies.policies_for(6)
     for spec in policies.REGISTRY:
         assert spec.name in policies.policy_help()
 
 
 def test_a_policy_outside_its_player_counts_is_refused_with_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 4 players in the engine and the "
-                                         r"studies \(decision tables\), not 5; one decision at a time \(four21sim "
+    with pytest.raises(ValueError, match=r"policies: 'optimal' is defined for 2 to 5 players in the engine and the "
+                                         r"studies \(decision tables\), not 6; one decision at a time \(four21sim "
                                          r"play, the environments\) for 4 to 6 players; "
-                                         r"allowed with 5 players: sec, chase421, greedy, table-aware, random$"):
-        policies.compile_policy("optimal", PRESETS["super421"], players=5)
+                                         r"allowed with 6 players: sec, chase421, greedy, table-aware, random$"):
+        policies.compile_policy("optimal", PRESETS["super421"], players=6)
     # beyond what the exact 3-player solver takes: refused before any solve, with the reason
     big = Variant.from_preset("super421", {"tokens": 41})
     with pytest.raises(ValueError, match=r"policies: the exact 3-player solver takes at most 40 tokens, not 41"):

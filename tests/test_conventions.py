@@ -109,13 +109,13 @@ def test_sweep_takes_lineups_and_the_old_policies_spelling_with_a_warning(tmp_pa
 
 def test_sweep_warns_of_every_dropped_configuration_and_counts_games_once(tmp_path, capsys):
     from four21sim import sweep
-    assert sweep.main(["--variants", "super421", "--players", "2,5", "--lineups", "greedy,optimal,one:optimal/sec",
+    assert sweep.main(["--variants", "super421", "--players", "2,6", "--lineups", "greedy,optimal,one:optimal/sec",
                        "--games", "300", "--task-games", "300", "--out", str(tmp_path / "o")]) == 0
     out, err = capsys.readouterr()
     warned = [line for line in err.splitlines() if line.startswith("sweep: warning: skipped")]
     manifest = four21sim.load(tmp_path / "o").manifest
-    assert len(warned) == len(manifest["skipped"]) == 2  # optimal and one:optimal/sec at 5 players
-    assert all("5 players" in line and "'optimal' is defined for 2 to 4 players" in line for line in warned)
-    # played: greedy at 2 and 5 (300 each), optimal at 2 (300), one:optimal/sec at 2 (both seats: 600)
+    assert len(warned) == len(manifest["skipped"]) == 2  # optimal and one:optimal/sec at 6 players
+    assert all("6 players" in line and "'optimal' is defined for 2 to 5 players" in line for line in warned)
+    # played: greedy at 2 and 6 (300 each), optimal at 2 (300), one:optimal/sec at 2 (both seats: 600)
     assert manifest["games_played_total"] == 300 + 300 + 300 + 2 * 300
     assert f"{manifest['games_played_total']:,} games played" in out

@@ -1,6 +1,6 @@
-"""The exact equilibrium as an engine policy at 3 and 4 players, checked against the solver's own decisions.
+"""The exact equilibrium as an engine policy at 3 to 5 players, checked against the solver's own decisions.
 
-The tables of ``optimal`` (context mode 2 at 3 players, the compact mode 3 at 4: docs/engine.md)
+The tables of ``optimal`` (context mode 2 at 3 players, the compact mode 3 at 4 and 5: docs/engine.md)
 are built from the solver's rounds. Here the plain-Python reference engine (tests/reference.py)
 asks the solution itself, one decision at a time (``NSolution.keep``, with the state, the role
 and the hands before it), and plays the same games die for die: any entry of a table in the
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import reference as R
 from test_engine_vs_reference import _assert_same, _compiled, _engine_records
@@ -29,6 +30,7 @@ CASES = [  # (preset, changes, players): the options that change what a context 
     ("classic", {"tokens": 3}, 4),  # fewer_throws_wins, cumulative payouts
     ("super421", {"tokens": 4, "end": "last_holder"}, 4),  # the games of 3 and 2 players in play
     ("super421", {"tokens": 4, "followers": "at_most", "decharge_throws": 2}, 4),
+    ("super421-lebon", {"tokens": 4, "decharge_throws": 1}, 5),  # 5 players: four followers (decisions in the charge)
 ]
 
 
@@ -42,7 +44,7 @@ def test_engine_plays_what_the_solution_decides(case):
     preset, changes, n = case
     v = Variant.from_preset(preset, changes)
     twin_opt = R.SolutionPolicy(nplayer.solve(v, n, "pay"))
-    lineups = [["optimal"] * n, (["greedy", "optimal", "random", "optimal"])[:n]]
+    lineups = [["optimal"] * n, (["greedy", "optimal", "random", "optimal", "sec"])[:n]]
     for k, names in enumerate(lineups):
         games = 40
         res = simulate(v, players=n, policies=names, games=games, seed=11 + k, records=True)
@@ -79,9 +81,11 @@ def test_tables_beyond_the_memory_cap_are_refused_with_their_size_before_any_sol
     sol = nplayer.solve(v, 4, "pay")
     rows, blocks = O.compact_size(v, 4)
     lead, foll, aux = O.engine_tables_compact(sol)
-    assert foll.shape == (rows, 2, 56) and lead.shape == (blocks, 2, 56)
-    # the rows are the contexts of every state: 112 bytes each (Super 421 at 11 tokens: docs/nplayer.md)
-    monkeypatch.setattr(O, "MAX_TABLE_BYTES", rows * 112 - 1)
+    assert lead.shape == (blocks, 2, 56) and foll.shape[1:] == (2, 56)
+    # each distinct row once: far fewer rows than contexts, and no row twice
+    assert len(foll) < rows / 10 and len(np.unique(foll.reshape(len(foll), -1), axis=0)) == len(foll)
+    # the size is the map from each context to its row: 4 bytes a context (docs/nplayer.md)
+    monkeypatch.setattr(O, "MAX_TABLE_BYTES", rows * 4 - 9)
     big = Variant.from_preset("super421", {"tokens": 4})
     monkeypatch.setattr(nplayer, "solve", lambda *a, **k: pytest.fail("solved before the size was checked"))
     with pytest.raises(ValueError, match=r"^policies: the 4-player equilibrium of .* GiB of engine tables; allowed: "

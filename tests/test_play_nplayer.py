@@ -76,17 +76,17 @@ def test_the_trainer_costs_every_equilibrium_keep_nothing_at_four_players():
     assert 4 in left and left - {4}  # the games of the players left were asked too
 
 
-def test_where_optimal_is_defined_is_said_once_and_the_engine_refuses_it_from_5_players():
+def test_where_optimal_is_defined_is_said_once_and_the_engine_refuses_it_from_6_players():
     v = Variant.from_preset("super421", ["tokens=2"])
     spec = next(p for p in policies.REGISTRY if p.name == "optimal")
-    why = spec.why_not(v, 5)
-    assert "2 to 4 players in the engine" in why and "one decision at a time" in why and "4 to 6 players" in why
-    assert spec.why_not(v, 5, turn_by_turn=True) is None and spec.why_not(v, 4) is None
-    with pytest.raises(ValueError, match="2 to 4 players in the engine"):
-        policies.compile_policy("optimal", v, 5)
+    why = spec.why_not(v, 6)
+    assert "2 to 5 players in the engine" in why and "one decision at a time" in why and "4 to 6 players" in why
+    assert spec.why_not(v, 6, turn_by_turn=True) is None and spec.why_not(v, 5) is None
+    with pytest.raises(ValueError, match="2 to 5 players in the engine"):
+        policies.compile_policy("optimal", v, 6)
     from four21sim import simulate
     with pytest.raises(ValueError, match="one decision at a time"):
-        simulate(v, 5, "optimal", games=10, seed=1)
+        simulate(v, 6, "optimal", games=10, seed=1)
     # one decision at a time needs no tables: at 4 players too, the plug-in decides
     from four21sim.policies.optimal import OptimalPlayer
     assert isinstance(policies.compile_decider("optimal", v, 4), OptimalPlayer)

@@ -61,7 +61,11 @@ import numba  # noqa: E402  (after the check: numba reads NUMBA_NUM_THREADS when
 import numpy as np  # noqa: E402
 
 # cache=True: a second process loads compiled kernels from __pycache__ instead of
-# compiling again. error_model="numpy": no Python-style ZeroDivision checks in loops.
+# compiling again. numba keys a kernel's cache on its own file only: a change to a function
+# it calls in another module (compiled into it, as the engine's steps are) leaves the old
+# code in its cache, so such a change also edits the callers' files (their docstrings say
+# what they read), which makes numba compile them again.
+# error_model="numpy": no Python-style ZeroDivision checks in loops.
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 PARALLEL_JIT = dict(JIT, parallel=True)
 

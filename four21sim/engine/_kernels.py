@@ -168,7 +168,8 @@ def leader_turn(sp, lead, aux, limit, pot, tok, order, m, hands, throws, tokens,
 def follower_turns(sp, foll, aux, rank, count, may_stop, pot, tok, order, m, hands, throws, tokens, ftw, st):
     """Step 3: the followers play to the count in turn, each seeing the worst hand so far
     (its target; a CTX_ROUND policy sees the leader's hand, the rest in its context; a
-    CTX_COMPACT policy reads the row of its context, which knows the count)."""
+    CTX_COMPACT policy reads the row its context maps to, one row for every context alike, and
+    the context knows the count)."""
     worst = hands[0]
     for j in range(1, m):
         b = order[j] * N_PK

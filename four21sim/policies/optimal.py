@@ -4,12 +4,13 @@
   already rows of context mode 1 (pot and own tokens).
 - 3 players: the certified equilibrium of :mod:`four21sim.exact.nplayer`, laid out in
   context mode 2 (:mod:`four21sim.policies.contexts`).
-- 4 players: the certified equilibrium in context mode 3 (``CTX_COMPACT``): the solver's own
-  merged contexts, followed by the engine as the hands come in (:func:`engine_tables_compact`;
-  a few GB at 11 tokens).
+- 4 and 5 players: the certified equilibrium in context mode 3 (``CTX_COMPACT``): the solver's
+  own merged contexts, followed by the engine as the hands come in (:func:`engine_tables_compact`;
+  each distinct row of decisions stored once: 80 MB for Super 421 at 4 players and 11 tokens).
 - Where a decision is asked one turn at a time (``four21sim play``, the environments), from
   4 players: the n-player equilibrium deciding each turn (:class:`OptimalPlayer`, a plug-in
-  policy), 4 to 6 players, without building tables.
+  policy), 4 to 6 players, without building tables (at 6 players the only way: the tables would
+  map 0.77 billion contexts, and the solve takes an hour).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = ["build_optimal", "warm_optimal", "optimal_unavailable", "engine_table
            "OptimalPlayer", "build_optimal_player", "optimal_player_unavailable", "DECISION_PLAYERS",
            "TABLE_PLAYERS", "MAX_TABLE_BYTES", "compact_size", "check_table_size"]
 
-TABLE_PLAYERS = (2, 4)
+TABLE_PLAYERS = (2, 5)
 """Where ``optimal`` has engine tables (the engine and the studies play it)."""
 MAX_TABLE_BYTES = 6 << 30
 """The largest compact table built (bytes): beyond, the solution decides one turn at a time only."""
@@ -108,26 +109,63 @@ def _games(sol: nplayer.NSolution) -> list:
 
 @lru_cache(maxsize=16)
 def compact_size(variant: Variant, players: int) -> tuple[int, int]:
-    """``(follower rows, blocks)`` of :func:`engine_tables_compact` at ``players`` players, without solving."""
+    """``(context rows, blocks)`` of :func:`engine_tables_compact` at ``players`` players, without solving."""
     counts = context_counts(variant, players)
     return sum(s * g for _, _, s, g in counts), sum(s for _, _, s, _ in counts)
 
 
+def _row_map_bytes(rows: int) -> int:
+    return (rows + 1) // 2 * 8  # two 32-bit row numbers to a word of aux
+
+
 def check_table_size(variant: Variant, players: int) -> None:
     """Raise ValueError if the compact engine tables would take more than :data:`MAX_TABLE_BYTES`
-    (before any solve: the contexts are counted from the rules)."""
+    (before any solve: the contexts are counted from the rules, and the map from every
+    context to its row is most of the tables' size)."""
     rows = compact_size(variant, players)[0]
-    if rows * 2 * _NH > MAX_TABLE_BYTES:
+    _refuse_beyond_the_cap(variant, players, _row_map_bytes(rows))
+
+
+def _refuse_beyond_the_cap(variant: Variant, players: int, nbytes: int) -> None:
+    if nbytes > MAX_TABLE_BYTES:
         raise ValueError(f"players: the {players}-player equilibrium of {variant.describe()} would take "
-                         f"{rows * 2 * _NH / 2**30:.1f} GiB of engine tables; allowed: at most "
+                         f"{nbytes / 2**30:.1f} GiB of engine tables; allowed: at most "
                          f"{MAX_TABLE_BYTES / 2**30:.0f} GiB (it still decides one turn at a time: four21sim play)")
+
+
+class _DistinctRows:
+    """The follower rows of the compact tables, each stored once: ``add(dec)`` gives the number of
+    each of its rows among all rows added so far (numbered in order of first appearance)."""
+
+    def __init__(self):
+        self.number: dict[bytes, int] = {}
+        self.rows: list[np.ndarray] = []
+
+    def add(self, dec: np.ndarray) -> np.ndarray:
+        flat = np.ascontiguousarray(dec.reshape(len(dec), -1))
+        first, inv = np.unique(flat.view(np.dtype((np.void, flat.shape[1]))).ravel(), return_index=True,
+                               return_inverse=True)[1:]
+        ids = np.empty(len(first), np.int64)
+        for q, i in enumerate(first):
+            key = flat[i].tobytes()
+            ids[q] = self.number.setdefault(key, len(self.number))
+            if ids[q] == len(self.rows):
+                self.rows.append(flat[i])
+        return ids[inv.ravel()]
+
+    def table(self) -> np.ndarray:
+        """``foll[row, made-1, h]``: the rows in their numbers' order (one row of re-throws if none)."""
+        if not self.rows:
+            return np.zeros((1, 2, _NH), KEEP_DTYPE)
+        return np.array(self.rows, KEEP_DTYPE).reshape(len(self.rows), 2, _NH)
 
 
 def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An n-player equilibrium as engine tables in context mode ``CTX_COMPACT`` (layout: :mod:`.contexts`).
 
-    ``lead[block, throws_left-1, h]``, ``foll[row, made-1, h]`` and ``aux`` (int64, the state
-    maps, the blocks and each (players in play, phase)'s context transitions). Every entry
+    ``lead[block, throws_left-1, h]``, ``foll[row, made-1, h]`` (each distinct row once) and
+    ``aux`` (int64: the state maps, the blocks, each (players in play, phase)'s context
+    transitions, and the row of ``foll`` of every context of every state). Every entry
     is the keep the solution takes (:meth:`~four21sim.exact.nplayer.NSolution.round_decisions`,
     the same decisions as :meth:`~four21sim.exact.nplayer.NSolution.keep`); with a one-throw
     charge nobody decides in the charge, whose states then have no block.
@@ -143,7 +181,8 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
     rows, n_blocks = compact_size(v, sol.players)
     lead = np.empty((max(n_blocks, 1), 2, _NH), KEEP_DTYPE)
     lead[:] = dice.FULL_KEEP + np.arange(_NH)
-    foll = np.zeros((max(rows, 1), 2, _NH), KEEP_DTYPE)  # (made = 2 of a count-2 context: never read)
+    row_map = np.zeros((rows + 1) // 2 * 2, np.uint32)
+    distinct = _DistinctRows()
     head = np.zeros(C.AUX_HEADER, np.int64)
     head[C.AUX_BASE], head[C.AUX_EXACT] = B, v.followers == "exact"
     parts, at = [head], C.AUX_HEADER  # at: the next offset, relative to the policy's
@@ -175,14 +214,24 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
             smap[key] = b
             for tl in range(1, ct.L):
                 lead[b, tl - 1] = lead_dec[ct.L - tl - 1]
-            foll[r:r + ct.G] = dec[:ct.G]
+            rows_b = dec[:ct.G, :2]
+            # a follower decides after made < count throws; the entries never read re-throw
+            # everything (legal for every hand), so that rows alike in what is read are one row
+            c = ct.ctx_c[:ct.G]
+            rows_b[c < 3, 1] = dice.EMPTY_KEEP
+            rows_b[c < 2, 0] = dice.EMPTY_KEEP
+            row_map[r:r + ct.G] = distinct.add(rows_b)
             blocks[b] = r, csets[id(ct)][0]
             b += 1
             r += ct.G
     if (b, r) != (n_blocks, rows):
         raise RuntimeError(f"engine tables: {b} blocks of {r} rows built, {n_blocks} of {rows} counted")
+    foll = distinct.table()
+    _refuse_beyond_the_cap(v, sol.players, _row_map_bytes(rows) + foll.nbytes + lead.nbytes)
     head[C.AUX_BLOCKS] = at
     parts.append(blocks.ravel())
+    head[C.AUX_ROWS] = at + blocks.size
+    parts.append(row_map.view(np.int64))
     return lead, foll, np.concatenate(parts)
 
 
@@ -211,7 +260,7 @@ def _optimal_compact(variant: Variant, players: int) -> Policy:
 
 
 def build_optimal(variant: Variant, players: int) -> Policy:
-    """``optimal``: the 2-player optimum, or the certified n-player equilibrium (3 and 4 players)."""
+    """``optimal``: the 2-player optimum, or the certified n-player equilibrium (3 to 5 players)."""
     if players == 2:
         return _optimal2(variant)
     return _optimal3(variant) if players == 3 else _optimal_compact(variant, players)

@@ -149,7 +149,7 @@ REGISTRY: tuple[PolicySpec, ...] = (
                habit=True),
     PolicySpec("random", H.build_random, False, _ALL, "a uniform choice among the legal keeps (a baseline)"),
     PolicySpec("optimal", O.build_optimal, True, O.TABLE_PLAYERS,
-               "exact optimal play: the 2-player optimum, or the certified 3- or 4-player equilibrium where "
+               "exact optimal play: the 2-player optimum, or the certified 3- to 5-player equilibrium where "
                "each minimises its own P(pay)", O.optimal_unavailable, costly=True, warm=O.warm_optimal,
                decide=O.build_optimal_player, decide_players=O.DECISION_PLAYERS,
                decide_unavailable=O.optimal_player_unavailable),
@@ -171,7 +171,7 @@ def policy_help() -> str:
     """One line per policy, for help texts."""
     def span(p: PolicySpec) -> str:
         lo, hi = p.players
-        text = "" if p.players == _ALL else f"{lo} players" if lo == hi else f"{lo} or {hi} players"
+        text = "" if p.players == _ALL else _span(p.players)
         if p.decide is not None and text:
             text += f"; {_span(p.decide_players)} one decision at a time, in play"
         return f" ({text})" if text else ""
