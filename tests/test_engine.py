@@ -520,9 +520,9 @@ def test_bad_policies_raise_valueerror():
     _names(msg, "policies", 3)
     msg = _bad({"policies": ["sec"], "players": 3})
     _names(msg, "policies", 1)
-    msg = _bad({"policies": "optimal", "players": 5})
+    msg = _bad({"policies": "optimal", "players": 6})
     _names(msg, "policies", "optimal")
-    assert re.search(r"\b4\b", msg), msg
+    assert re.search(r"\b5\b", msg), msg
     classic = compile_policy("greedy", Variant.from_preset("classic"), 2)
     msg = _bad({"policies": classic, "variant": "super421"})
     _names(msg, "policies", "greedy")

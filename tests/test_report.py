@@ -42,10 +42,10 @@ def run(args, out) -> Results:
 
 @pytest.fixture(scope="module")
 def two(tmp_path_factory):
-    """Super 421 and Montreal, 2 and 5 players, greedy and optimal (optimal is dropped at 5 players; 3 tokens:
+    """Super 421 and Montreal, 2 and 6 players, greedy and optimal (optimal is dropped at 6 players; 3 tokens:
     the solves are instant)."""
     out = tmp_path_factory.mktemp("two") / "o"
-    return run(["--variants", "super421,montreal", "--players", "2,5", "--lineups", "greedy,optimal", *SMALL], out)
+    return run(["--variants", "super421,montreal", "--players", "2,6", "--lineups", "greedy,optimal", *SMALL], out)
 
 
 def test_drinks_are_players_times_p_pay_minus_one(two):
@@ -61,7 +61,7 @@ def test_drinks_are_players_times_p_pay_minus_one(two):
 
 def test_the_theorem_marks_its_configurations_exact(two):
     fair = two.fairness.set_index(["variant", "players", "lineup"])
-    for n, lu in ((2, "greedy"), (2, "optimal"), (5, "greedy")):
+    for n, lu in ((2, "greedy"), (2, "optimal"), (6, "greedy")):
         r = fair.loc[("montreal (tokens=3)", n, lu)]
         assert r.symmetric and r.exact_source == "symmetry" and np.isnan(r.pay_test_p_holm)
         assert r.seat0_pays_exact == pytest.approx(1 / n) and r.fpa_exact == 0.0
@@ -73,7 +73,7 @@ def test_the_theorem_marks_its_configurations_exact(two):
     assert len(st) and np.allclose(st["pays_solver"], 1 / st["players"], atol=1e-12)
     # the headline of each variant and table size: optimal play where the study has it, else greedy
     head = two.scores[two.scores["headline"]]
-    assert set(zip(head["players"], head["lineup"])) == {(2, "optimal"), (5, "greedy")}
+    assert set(zip(head["players"], head["lineup"])) == {(2, "optimal"), (6, "greedy")}
 
 
 def test_verdicts_and_report_say_the_play_and_the_unit(two):
@@ -82,9 +82,9 @@ def test_verdicts_and_report_say_the_play_and_the_unit(two):
     lines = [ln for ln in verdicts.splitlines() if ln.startswith("- **")]
     assert [re.match(r"- \*\*(.*?)\*\*", ln).group(1) for ln in lines] == ["super421 (tokens=3)", "montreal (tokens=3)"]
     assert "first leader (seat 0) pays less than its share" in lines[0].lower() and "(optimal play, exact)" in lines[0]
-    assert "at 5 players (everyone 'greedy': optimal play is not in this study)" in lines[0]
+    assert "at 6 players (everyone 'greedy': optimal play is not in this study)" in lines[0]
     assert "over an evening of 20 games" in lines[0]
-    assert "every seat pays exactly its share at 2 and 5 players, by symmetry" in lines[1].lower()
+    assert "every seat pays exactly its share at 2 and 6 players, by symmetry" in lines[1].lower()
     assert "drinks" in lines[1] and "what to keep" in lines[1]
     assert "# four21sim study: custom study" in text  # made from flags: not the default study
     assert "Which preset is fairest" not in text and "*A custom study: “super421 (tokens=3)”" in text

@@ -514,7 +514,7 @@ BAD = {
     "zero-games": (_args_with(games="0"), "games: 0"),
     "missing-config": (["--config", "missing.toml", "--quiet"], "missing.toml"),
     "workers-0": (_args_with(workers="0"), "--workers"),
-    "optimal-5-players": (_args_with(players="5", lineups="optimal"), "no playable configuration"),
+    "optimal-6-players": (_args_with(players="6", lineups="optimal"), "no playable configuration"),
     "scheduler-bogus": (_args_with(scheduler="bogus"), "--scheduler: 'bogus'"),
     "scheduler-unreachable": (_args_with(scheduler="tcp://127.0.0.1:1"), "cannot reach"),
 }

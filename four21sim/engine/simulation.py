@@ -147,7 +147,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         Names: those of the registry, :data:`four21sim.policies.REGISTRY`
         (:func:`four21sim.policies.policy_help` gives one line each, with the player counts
         where a policy is not defined for all: ``optimal``, the 2-player optimum or the
-        3- and 4-player equilibrium of :mod:`four21sim.exact.nplayer`, is for 2 to 4 players).
+        3- to 5-player equilibrium of :mod:`four21sim.exact.nplayer`, is for 2 to 5 players).
     games : int
         Number of games, >= 1.
     seed : int

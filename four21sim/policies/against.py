@@ -6,7 +6,7 @@ reads compiled tables and knows nothing of names. This module turns names into t
 
 ``optimal`` and ``equilibrium`` are not compiled here: against the n-player solver
 they mean its equilibrium (``optimal``: each player minimises its own P(pay), as the
-registry's ``optimal`` does at 2 to 4 players; ``equilibrium``: the equilibrium of the
+registry's ``optimal`` does at 2 to 5 players; ``equilibrium``: the equilibrium of the
 objective asked for), which the solver plays from its own solution at any player count.
 """
 

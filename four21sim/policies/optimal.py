@@ -6,7 +6,7 @@
   context mode 2 (:mod:`four21sim.policies.contexts`).
 - 4 and 5 players: the certified equilibrium in context mode 3 (``CTX_COMPACT``): the solver's
   own merged contexts, followed by the engine as the hands come in (:func:`engine_tables_compact`;
-  each distinct row of decisions stored once: 80 MB for Super 421 at 4 players and 11 tokens).
+  each distinct row of decisions stored once: 119 MB for Super 421 at 4 players and 11 tokens).
 - Where a decision is asked one turn at a time (``four21sim play``, the environments), from
   4 players: the n-player equilibrium deciding each turn (:class:`OptimalPlayer`, a plug-in
   policy), 4 to 6 players, without building tables (at 6 players the only way: the tables would

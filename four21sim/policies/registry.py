@@ -200,7 +200,7 @@ def compile_policy(name: str | Policy, variant: Variant, players: int = 2) -> Po
     ------
     ValueError
         For an unknown name, a policy built for another variant, or a policy not
-        defined for ``players`` (``optimal`` is for 2 to 4 players).
+        defined for ``players`` (``optimal`` is for 2 to 5 players).
     """
     if isinstance(name, Policy):
         check_policy(name, variant, players)

@@ -119,7 +119,7 @@ def exact_seat_pays(variant: Variant, players: int, policy: str) -> tuple | None
 
     ``optimal``: :func:`four21sim.exact.solve` at any player count it reaches (the
     2-player optimum, the n-player equilibrium from 3 to 6 players, where the engine's
-    ``optimal`` stops at 4). A table policy at 2 players: exact evaluation of the pair.
+    ``optimal`` stops at 5). A table policy at 2 players: exact evaluation of the pair.
     Elsewhere (too many tokens or players, ``random``) there is none. Returns a tuple,
     seat 0 first.
     """

@@ -357,7 +357,7 @@ def _optimal_row(c: Config) -> dict | None:
 
 def leading_table(facts: StudyFacts) -> pd.DataFrame:
     """The exact value of leading per variant, at the player counts the study plays: 2 players,
-    both optimal, for every variant the solver takes; 3 and 4 players, at the equilibrium, for the
+    both optimal, for every variant the solver takes; 3 to 5 players, at the equilibrium, for the
     variants the study plays ``optimal`` with at that count (:mod:`four21sim.exact.leading`)."""
     from ..exact import solve
     from ..exact.leading import lead_summary, lead_summary_n
@@ -528,7 +528,7 @@ def _simulated_score(st: pd.DataFrame, r, n: int) -> dict:
 
 def fair_vs_skill(fair: pd.DataFrame, skill: pd.DataFrame, leading: pd.DataFrame) -> pd.DataFrame:
     """Per variant and player count, side by side: games decided without any decision, the
-    skill edge, the value of leading (exact where the study plays optimal, 2 to 4 players; else
+    skill edge, the value of leading (exact where the study plays optimal, 2 to 5 players; else
     simulated per-round rates), and the paying-seat fairness (reference line-up)."""
     ref = reference_lineup(fair)
     if ref is None:
