@@ -231,6 +231,8 @@ def engine_tables_compact(sol: nplayer.NSolution) -> tuple[np.ndarray, np.ndarra
     head[C.AUX_BLOCKS] = at
     parts.append(blocks.ravel())
     head[C.AUX_ROWS] = at + blocks.size
+    # two uint32 to an int64 word, the even one in the low bits (little-endian, as compact_context reads it)
+    assert np.little_endian
     parts.append(row_map.view(np.int64))
     return lead, foll, np.concatenate(parts)
 
