@@ -1,8 +1,10 @@
-"""The round kernel's two ways through a level: contexts side by side in vector lanes
-(``NK._level_lanes``, the default) and one context at a time (``Rounds(lanes=False)``, the
-plain loops of ``NK.player_turn`` and ``NK._turn_both``).
+"""The round kernel's three ways through a level: contexts side by side in vector lanes
+(``NK._level_lanes``), one context at a time (``Rounds(lanes=False)``, the plain loops of
+``NK.player_turn`` and ``NK._turn_both``), and states side by side
+(``Rounds(side_by_side=True)``, ``NK.rounds_side_by_side``, which large batches of the
+profile's rounds and of the certificate's take).
 
-The lanes only reorder the work; every sum and comparison is the same, so the two must agree
+The lanes only reorder the work; every sum and comparison is the same, so the three must agree
 bit for bit: utilities, outcome distributions, every keep, the certificate's best replies.
 The utilities after the round are drawn on a coarse grid (multiples of 1/4), so that many
 keeps tie exactly and the tie order is exercised, and at random (ties within KEEP_TIE apart).
@@ -10,11 +12,13 @@ keeps tie exactly and the tie order is exercised, and at random (ties within KEE
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
 from four21sim import Variant
 from four21sim.exact import _nplayer_game as NG
+from four21sim.exact import _nplayer_kernels as NK
 
 # (preset, overrides, players): exact followers and `at_most` (stopping early is a keep), one,
 # two and three throws, counts 1 to 3, 2 players (the component count read at run time) to 4
@@ -68,3 +72,45 @@ def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, c
         w_b, e_b = plain.best_responses(states, S, S_dev, want_dist=True)
         np.testing.assert_array_equal(w_a, w_b)
         np.testing.assert_array_equal(e_a, e_b)
+
+
+@pytest.mark.parametrize("preset,overrides,n,coarse", PARAMS, ids=lambda x: str(x))
+def test_states_side_by_side_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse):
+    v = Variant.from_preset(preset, overrides)
+    game = NG.role_game(v, n)
+    side, plain = NG.Rounds(game, side_by_side=True), NG.Rounds(game, lanes=False)
+    rng = np.random.default_rng(42)
+    for states in _groups(game, 12 if n < 4 else 3):
+        m = int(game.m[states[0]])
+        # more states than one group of lanes (states may repeat: each entry is its own round),
+        # so that a full group and a partial one are both met
+        batch = np.resize(states, NK._SW + 5 if n < 4 else 3)
+        S = _utilities(rng, (len(batch), game.n, game.n, game.P, m), coarse)
+        for want in (True, False):
+            u_a, d_a = side.run(batch, S, m, want_dist=want)
+            u_b, d_b = plain.run(batch, S, m, want_dist=want)
+            np.testing.assert_array_equal(u_a, u_b)
+            assert (d_a is None) == (not want)
+            if want:
+                np.testing.assert_array_equal(d_a, d_b)
+        S_dev = _utilities(rng, (len(batch), m, game.n, game.n, game.P), coarse)
+        w_a, e_a = side.best_responses(batch, S, S_dev, want_dist=True)
+        w_b, e_b = plain.best_responses(batch, S, S_dev, want_dist=True)
+        np.testing.assert_array_equal(w_a, w_b)
+        np.testing.assert_array_equal(e_a, e_b)
+
+
+def test_states_go_side_by_side_where_that_is_cheaper_and_fits():
+    """The automatic choice: large batches of the profile's rounds go side by side, small ones
+    and work arrays over the memory bound do not; plays other than the profile never do."""
+    v = Variant.from_preset("classic", ["tokens=6"])
+    game = NG.role_game(v, 3)
+    rounds = NG.Rounds(game)
+    ct = rounds.contexts(3, "decharge")
+    threads = numba.get_num_threads()
+    assert rounds.side_by_side_pays(ct, 4 * NK._SW * threads, 3)
+    assert not rounds.side_by_side_pays(ct, 2, 3)
+    assert not NG.Rounds(game, lanes=False).side_by_side_pays(ct, 4 * NK._SW * threads, 3)
+    assert NG.Rounds(game, side_by_side=True).side_by_side_pays(ct, 1, 3)
+    huge = NG.Contexts(**{**ct.__dict__, "lvl_start": ct.lvl_start * 0 + 10**7})
+    assert not rounds.side_by_side_pays(huge, 4 * NK._SW * threads, 3)

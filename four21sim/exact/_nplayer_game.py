@@ -342,14 +342,23 @@ def lwp_classes(game: Game, m: int, phase: str) -> tuple[np.ndarray, np.ndarray]
     return lwp_class, lwp_rep
 
 
+# States side by side (NK.rounds_side_by_side): a lane costs this share of a state solved
+# alone (classic, 3 players, décharge: 0.70 s against 0.95 s a pass without the outcome
+# distributions), and the work arrays of one thread may take this many bytes.
+_SIDE_BY_SIDE_COST = 0.75
+_SIDE_BY_SIDE_BYTES = 768 * 2**20
+
+
 class Rounds:
     """The round kernel run on the states of one game: contexts built once per (players in play,
     phase), work arrays kept between rounds."""
 
-    def __init__(self, game: Game, labelled: bool = False, lanes: bool = True):
+    def __init__(self, game: Game, labelled: bool = False, lanes: bool = True, side_by_side: bool | None = None):
         # lanes: the round kernel solves contexts side by side where it can (NK._level_lanes);
-        # False runs them one at a time, the same numbers bit for bit (tests compare the two)
-        self.game, self.labelled, self.lanes = game, labelled, lanes
+        # False runs them one at a time. side_by_side: where everyone plays the profile, states go
+        # through the kernel NK._SW at a time (None: where that is cheaper and the work arrays
+        # fit, see side_by_side_pays). The numbers are the same bit for bit (tests compare them).
+        self.game, self.labelled, self.lanes, self.side_by_side = game, labelled, lanes, side_by_side
         self._ctx: dict = {}
         self._buf: dict = {}
         self.seconds_contexts = 0.0
@@ -379,6 +388,38 @@ class Rounds:
             self._buf[key] = np.zeros((numba.config.NUMBA_NUM_THREADS, ct.G, 2, _NH), np.int8)
         return self._buf[key]
 
+    def state_buffers(self, ct: Contexts, K: int, deviate: bool):
+        """Work arrays of the kernel of states side by side, one set per thread: ``vals``, the
+        keeps (``dec``, and ``dev`` the deviators' in the certificate: else ``dec`` again), ``mass``."""
+        nt, E = numba.config.NUMBA_NUM_THREADS, ct.G + len(ct.fin_start) - 1
+
+        def kept(key, shape, dtype=np.float64):
+            if (id(ct), key) not in self._buf:
+                self._buf[id(ct), key] = np.zeros(shape, dtype)
+            return self._buf[id(ct), key]
+
+        keeps = [kept(("keeps", d), (nt, NK._SW, ct.G, 2, _NH), np.int8) for d in range(1 + deviate)]
+        return kept(("values", K), (nt, E, K, NK._SW)), keeps[0], keeps[-1], kept("mass", (nt, E))
+
+    def side_by_side_pays(self, ct: Contexts, B: int, K: int, deviate: bool = False) -> bool:
+        """Whether B states go side by side (when ``side_by_side`` is None): the groups of NK._SW
+        lanes, shared among the threads, cost less than the states one by one, and one thread's
+        work arrays take at most _SIDE_BY_SIDE_BYTES."""
+        if not self.lanes or self.side_by_side is not None:
+            return self.lanes and bool(self.side_by_side)
+        nt = numba.get_num_threads()
+        E = ct.G + len(ct.fin_start) - 1
+        if NK._SW * (E * K * 8 + ct.G * 2 * _NH * (1 + deviate)) > _SIDE_BY_SIDE_BYTES:
+            return False
+        groups = -(-B // NK._SW)
+        return -(-groups // nt) * NK._SW * _SIDE_BY_SIDE_COST < -(-B // nt)
+
+    def _side_by_side(self, ct: Contexts, m: int, K: int, deviate: bool, S_cls, want_dist: bool, out, dist_cls):
+        vals, dec, dev, mass = self.state_buffers(ct, K, deviate)
+        NK.rounds_side_by_side(ct.L, m, ct.exact, components(K), deviate, S_cls, ct.lvl_start, ct.ctx_c,
+                               ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist,
+                               vals, dec, dev, mass, out, dist_cls)
+
     def group(self, s: int) -> tuple[int, str]:
         """State s's number of players in play and phase: which contexts its round uses."""
         return int(self.game.m[s]), "charge" if self.game.pot[s] > 0 else "decharge"
@@ -396,24 +437,29 @@ class Rounds:
         m, phase = self.group(int(states[0]))
         ct = self.contexts(m, phase)
         B, K = len(states), S.shape[-1]
-        vals, dec, mass = self.buffers(ct, K)
         S_cls = np.ascontiguousarray(S[:, ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2]])
-        acts, lead_tabs, foll_tabs, foll_idx = plays if plays is not None else profile_plays(B, m)
         out = np.zeros((B, K))
-        dist_cls = np.zeros((B, len(ct.lwp_rep)))
-        target = ct.ctx_target if foll_tabs.shape[1] > 1 else np.zeros_like(ct.ctx_target)
+        side = plays is None and spread is None and Kp == K and self.side_by_side_pays(ct, B, K)
+        # the side-by-side kernel writes dist[b, r] (r = 0 here, as in the certificate)
+        dist_cls = np.zeros((B, 1, len(ct.lwp_rep)) if side else (B, len(ct.lwp_rep)))
         chunk = numba.set_parallel_chunksize(1)  # see NK.solve_rounds
         try:
-            NK.solve_rounds(ct.L, m, ct.exact, Kp, components(K), acts, lead_tabs, foll_tabs, foll_idx, S_cls,
-                            ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
-                            ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls,
-                            np.zeros(0) if spread is None else spread, self.lanes)
+            if side:
+                self._side_by_side(ct, m, K, False, S_cls, want_dist, out, dist_cls)
+            else:
+                vals, dec, mass = self.buffers(ct, K)
+                acts, lead_tabs, foll_tabs, foll_idx = plays if plays is not None else profile_plays(B, m)
+                target = ct.ctx_target if foll_tabs.shape[1] > 1 else np.zeros_like(ct.ctx_target)
+                NK.solve_rounds(ct.L, m, ct.exact, Kp, components(K), acts, lead_tabs, foll_tabs, foll_idx, S_cls,
+                                ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
+                                ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls,
+                                np.zeros(0) if spread is None else spread, self.lanes)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:
             return out, None
         dist = np.zeros((B,) + S.shape[1:4])
-        dist[:, ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2]] = dist_cls
+        dist[:, ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2]] = dist_cls.reshape(B, -1)
         return out, dist
 
     def best_responses(self, states, S_prof: np.ndarray, S_dev: np.ndarray, want_dist: bool = False):
@@ -423,8 +469,6 @@ class Rounds:
         states = np.atleast_1d(np.asarray(states, np.int64))
         m, phase = self.group(int(states[0]))
         ct = self.contexts(m, phase)
-        vals, dec, mass = self.buffers(ct, 2 * m)
-        dev = self.keep_buffer(ct)
         rep = (ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2])
         S = np.ascontiguousarray(np.concatenate([S_prof[:, rep[0], rep[1], rep[2]],
                                                  np.moveaxis(S_dev[:, :, rep[0], rep[1], rep[2]], 1, -1)], axis=-1))
@@ -432,9 +476,14 @@ class Rounds:
         dist_cls = np.zeros((len(states), m, len(ct.lwp_rep)))
         chunk = numba.set_parallel_chunksize(1)  # see NK.solve_rounds
         try:
-            NK.best_response_rounds(ct.L, m, ct.exact, components(2 * m), S, ct.lvl_start, ct.ctx_c, ct.row_start,
-                                    ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals, dec,
-                                    dev, mass, out, dist_cls, self.lanes)
+            if self.side_by_side_pays(ct, len(states), 2 * m, True):
+                self._side_by_side(ct, m, 2 * m, True, S, want_dist, out, dist_cls)
+            else:
+                vals, dec, mass = self.buffers(ct, 2 * m)
+                dev = self.keep_buffer(ct)
+                NK.best_response_rounds(ct.L, m, ct.exact, components(2 * m), S, ct.lvl_start, ct.ctx_c,
+                                        ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w,
+                                        want_dist, vals, dec, dev, mass, out, dist_cls, self.lanes)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:

@@ -25,7 +25,9 @@ order with vectors of utilities (one component per role of the profile, plus one
 for a deviating or responding player), then, on request, the forward pass that
 gives the round's outcome distribution under the decisions played. The certificate
 (``certificate_round``) finds the profile's keeps and every role's best reply to them
-in one such pass, with two components per role.
+in one such pass, with two components per role. Large batches of states go through
+both side by side (``rounds_side_by_side``: one state per vector lane, every lane
+meeting the same contexts), the same numbers bit for bit.
 
 *The game* (``settle_states``): every outcome of every state settled by the rules
 kernel.
@@ -757,8 +759,8 @@ def _lane_keep(kk, h):
 
 @njit(inline="always", **JIT)
 def _keep_values_lanes(level, kv, K):
-    """:func:`_keep_values` on W lanes: ``kv[k, j, w]`` from ``level[h, j, w]``."""
-    n = K * _W
+    """:func:`_keep_values` on lanes: ``kv[k, j, w]`` from ``level[h, j, w]`` (as many lanes as ``kv`` has)."""
+    n = K * kv.shape[2]
     lv = level.reshape((level.shape[0], n))
     kf = kv.reshape((kv.shape[0], n))
     for r in range(_STEP2.shape[0]):
@@ -1048,6 +1050,137 @@ def solve_rounds(L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lv
                     row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], lead_dec,
                     mass[t], out[b], dist[b], sp, lanes)
 
+
+
+# States solved side by side, one per lane (_SW of them): every lane meets the same contexts in
+# the same order, so that a turn's ends are one row of ``vals[x, j, w]`` for all lanes (vector
+# loads, where lanes of contexts read each lane's end apart). Each lane's numbers are those of
+# solve_round, bit for bit: the same sums in the same order (tests compare the two).
+_SW = 32
+
+
+@njit(inline="always", **JIT)
+def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, dev, g, out):
+    """:func:`_turn_lanes` on the lanes of states: ``vals[tix[f-1, h], j, w]`` the utilities when
+    the turn ends on h after f throws; ``dec[w, g, made-1, h]`` receives the keeps (the leader's:
+    ``g = 0`` of an array of one context), ``out[j, w]`` the utilities. With ``dcomp >= 0``,
+    component ``dcomp`` follows the keep best for it (``dev``): the certificate's deviator."""
+    stop = _N_PARTIAL
+    for h in range(_NH):
+        row = tix[c - 1, h]
+        for j in range(K):
+            for w in range(_SW):
+                level[h, j, w] = vals[row, j, w]
+    for made in range(c - 1, 0, -1):
+        _keep_values_lanes(level, kv, K)
+        for h in range(_NH):
+            t0, t1 = _PK_START[h], _PK_START[h + 1]
+            if first == 0:  # stopping is the first keep
+                row = tix[made - 1, h]
+                for j in range(K):
+                    for w in range(_SW):
+                        kv[stop, j, w] = vals[row, j, w]
+                k0 = stop
+            else:
+                k0 = _PK[t0]
+                t0 += 1
+            for q in range(1 if dcomp < 0 else 2):
+                comp = role if q == 0 else dcomp
+                for w in range(_SW):
+                    best[q, w] = kv[k0, comp, w]
+                    bk[q, w] = k0
+                for t in range(t0, t1):
+                    k = _PK[t]
+                    for w in range(_SW):
+                        v = kv[k, comp, w]
+                        bw = best[q, w]
+                        up = v > bw + KEEP_TIE  # ties go to the earlier keep (_best_by)
+                        best[q, w] = v if up else bw
+                        bk[q, w] = k if up else bk[q, w]
+            for j in range(K):
+                for w in range(_SW):
+                    level[h, j, w] = kv[bk[0, w], j, w]
+            for w in range(_SW):
+                dec[w, g, made - 1, h] = _lane_keep(bk[0, w], h)
+            if dcomp >= 0:
+                for w in range(_SW):
+                    level[h, dcomp, w] = kv[bk[1, w], dcomp, w]
+                for w in range(_SW):
+                    dev[w, g, made - 1, h] = _lane_keep(bk[1, w], h)
+    for j in range(K):
+        for w in range(_SW):
+            out[j, w] = 0.0
+        for h in range(_NH):
+            for w in range(_SW):
+                out[j, w] += _P0[h] * level[h, j, w]
+
+
+@njit(**JIT)
+def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, row_start, trans, lead_next, fin_start,
+                         fin_cls, fin_w, want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist):
+    """:func:`solve_round` of the profile (``deviate`` False), or :func:`certificate_round`, for the
+    states ``b0 .. b0+nb-1`` of ``S``, one per lane (lanes from nb on repeat state b0 and are not
+    written). ``out[b]``: the profile's utilities, or each role's best-response utility;
+    ``dist[b, r]``: the outcome distribution (the profile's: r = 0), or when role r deviates.
+    ``vals[x, j, w]``, ``dec[w, g]``, ``dev[w, g]``: work arrays."""
+    G = lvl_start[m - 1]
+    for e in range(fin_start.shape[0] - 1):
+        for j in range(K):
+            for w in range(_SW):
+                b = b0 + w if w < nb else b0
+                acc = 0.0
+                for t in range(fin_start[e], fin_start[e + 1]):
+                    acc += fin_w[t] * S[b, fin_cls[t], j]
+                vals[G + e, j, w] = acc
+    first = 1 if exact else 0
+    level = np.empty((_NH, K, _SW))
+    kv = np.empty((_N_PARTIAL + 1, K, _SW))
+    best = np.empty((2, _SW))
+    bk = np.empty((2, _SW), np.int64)
+    o = np.empty((K, _SW))
+    tix = np.zeros((3, _NH), np.int64)
+    for i in range(m - 1, 0, -1):
+        dcomp = m + i if deviate else -1
+        for g in range(lvl_start[i - 1], lvl_start[i]):
+            c = ctx_c[g]
+            _follower_tix(g, c, exact, row_start, trans, tix)
+            _turn_states(vals, tix, c, first, i, dcomp, K, level, kv, best, bk, dec, dev, g, o)
+            for j in range(K):
+                for w in range(_SW):
+                    vals[g, j, w] = o[j, w]
+    _turn_states(vals, lead_next, L, np.int64(0), np.int64(0), m if deviate else -1, K, level, kv, best, bk,
+                 lead_dec, lead_dev, np.int64(0), o)
+    for w in range(nb):
+        b = b0 + w
+        if not deviate:
+            for j in range(K):
+                out[b, j] = o[j, w]
+            if want_dist:
+                _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec[w], lead_dec[w, 0], dec[w],
+                         lead_dec[w, 0], -1, fin_start, fin_cls, fin_w, mass, dist[b, 0])
+            continue
+        for r in range(m):
+            out[b, r] = o[m + r, w]
+            if want_dist:
+                _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec[w], lead_dec[w, 0], dev[w],
+                         lead_dev[w, 0], r, fin_start, fin_cls, fin_w, mass, dist[b, r])
+
+
+@njit(**PARALLEL_JIT)
+def rounds_side_by_side(L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
+                        fin_w, want_dist, vals, dec, dev, mass, out, dist):
+    """:func:`solve_rounds` where everyone plays the profile (or :func:`best_response_rounds`, with
+    ``deviate``), _SW states at a time (:func:`_rounds_side_by_side`), the groups in parallel as the
+    states there: one thread a group, in its own work arrays ``vals[t]``, ``dec[t]``, ``dev[t]``,
+    ``mass[t]``, so that results do not depend on the threads."""
+    B = S.shape[0]
+    for q in prange((B + _SW - 1) // _SW):
+        t = numba.get_thread_id()
+        lead_dec = np.zeros((_SW, 1, 2, _NH), np.int8)
+        lead_dev = np.zeros((_SW, 1, 2, _NH), np.int8)
+        _rounds_side_by_side(L, m, exact, K, deviate, S, q * _SW, min(_SW, B - q * _SW), lvl_start, ctx_c, row_start,
+                             trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], dev[t],
+                             lead_dec, lead_dev, mass[t], out, dist)
 
 
 # ====================================================================== the certificate
