@@ -398,8 +398,8 @@ class Rounds:
                 self._buf[id(ct), key] = np.zeros(shape, dtype)
             return self._buf[id(ct), key]
 
-        keeps = [kept(("keeps", d), (nt, NK._SW, ct.G, 2, _NH), np.int8) for d in range(1 + deviate)]
-        return kept(("values", K), (nt, E, K, NK._SW)), keeps[0], keeps[-1], kept("mass", (nt, E))
+        keeps = [kept(("keeps", d), (nt, ct.G, 2, _NH, NK._SW), np.int8) for d in range(1 + deviate)]
+        return kept(("values", K), (nt, E, K, NK._SW)), keeps[0], keeps[-1], kept("mass", (nt, E, NK._SW))
 
     def side_by_side_pays(self, ct: Contexts, B: int, K: int, deviate: bool = False) -> bool:
         """Whether B states go side by side (when ``side_by_side`` is None): the groups of NK._SW

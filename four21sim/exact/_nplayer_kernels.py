@@ -1062,7 +1062,7 @@ _SW = 32
 @njit(inline="always", **JIT)
 def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, dev, g, out):
     """:func:`_turn_lanes` on the lanes of states: ``vals[tix[f-1, h], j, w]`` the utilities when
-    the turn ends on h after f throws; ``dec[w, g, made-1, h]`` receives the keeps (the leader's:
+    the turn ends on h after f throws; ``dec[g, made-1, h, w]`` receives the keeps (the leader's:
     ``g = 0`` of an array of one context), ``out[j, w]`` the utilities. With ``dcomp >= 0``,
     component ``dcomp`` follows the keep best for it (``dev``): the certificate's deviator."""
     stop = _N_PARTIAL
@@ -1101,18 +1101,116 @@ def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, 
                 for w in range(_SW):
                     level[h, j, w] = kv[bk[0, w], j, w]
             for w in range(_SW):
-                dec[w, g, made - 1, h] = _lane_keep(bk[0, w], h)
+                dec[g, made - 1, h, w] = _lane_keep(bk[0, w], h)
             if dcomp >= 0:
                 for w in range(_SW):
                     level[h, dcomp, w] = kv[bk[1, w], dcomp, w]
                 for w in range(_SW):
-                    dev[w, g, made - 1, h] = _lane_keep(bk[1, w], h)
+                    dev[g, made - 1, h, w] = _lane_keep(bk[1, w], h)
     for j in range(K):
         for w in range(_SW):
             out[j, w] = 0.0
         for h in range(_NH):
             for w in range(_SW):
                 out[j, w] += _P0[h] * level[h, j, w]
+
+
+@njit(inline="always", **JIT)
+def _turn_distribution_states(dec, g, c, cur, nxt, km, fin):
+    """:func:`turn_distribution` on the lanes of states, the keeps ``dec[g, made-1, h, w]`` (the
+    profile's or a deviator's: never the random policy): ``fin[f-1, h, w]``. A keep's number is its
+    row of ``km``: the partial keeps, then stopping on each hand (``_FULL + h``), so that each
+    hand's probability goes to the keep played without a branch."""
+    for f in range(c):
+        for h in range(_NH):
+            for w in range(_SW):
+                fin[f, h, w] = 0.0
+    for h in range(_NH):
+        for w in range(_SW):
+            cur[h, w] = _P0[h]
+    for made in range(1, c):
+        for k in range(km.shape[0]):
+            for w in range(_SW):
+                km[k, w] = 0.0
+        for h in range(_NH):
+            for w in range(_SW):
+                km[dec[g, made - 1, h, w], w] += cur[h, w]
+        for h in range(_NH):
+            for w in range(_SW):
+                fin[made - 1, h, w] = km[_FULL + h, w]
+        # _throw_kept, on the lanes
+        for w in range(_SW):
+            km[_EMPTY, w] *= _SIXTH
+        for x in range(6):
+            for w in range(_SW):
+                km[_STEP0[x], w] += km[_EMPTY, w]
+        for r in range(_STEP1.shape[0]):
+            k = _STEP1[r, 0]
+            for w in range(_SW):
+                km[k, w] *= _SIXTH
+            for x in range(6):
+                for w in range(_SW):
+                    km[_STEP1[r, 1 + x], w] += km[k, w]
+        for h in range(_NH):
+            for w in range(_SW):
+                nxt[h, w] = 0.0
+        for r in range(_STEP2.shape[0]):
+            k = _STEP2[r, 0]
+            for w in range(_SW):
+                km[k, w] *= _SIXTH
+            for x in range(6):
+                for w in range(_SW):
+                    nxt[_STEP2[r, 1 + x], w] += km[k, w]
+        for h in range(_NH):
+            for w in range(_SW):
+                cur[h, w] = nxt[h, w]
+    for h in range(_NH):
+        for w in range(_SW):
+            fin[c - 1, h, w] += cur[h, w]
+
+
+@njit(**JIT)
+def _forward_states(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dev, lead_dev, r,
+                    fin_start, fin_cls, fin_w, mass, b0, nb, dist, slot):
+    """:func:`_forward` on the lanes of states: ``dist[b0 + w, slot]`` for the lanes w < nb, role r
+    (-1: none) playing ``dev`` and ``lead_dev``; ``mass[x, w]``: a work array."""
+    G = lvl_start[m - 1]
+    mass[:, :] = 0.0
+    cur = np.empty((_NH, _SW))
+    nxt = np.empty((_NH, _SW))
+    km = np.empty((_FULL + _NH, _SW))
+    fin = np.zeros((3, _NH, _SW))
+    tix = np.zeros((3, _NH), np.int64)
+    _turn_distribution_states(lead_dev if r == 0 else lead_dec, 0, L, cur, nxt, km, fin)
+    own_lo, own_hi = (lvl_start[r - 1], lvl_start[r]) if r >= 1 else (0, 0)
+    for c in range(1, L + 1):
+        for h in range(_NH):
+            row = lead_next[c - 1, h]
+            for w in range(_SW):
+                mass[row, w] += fin[c - 1, h, w]
+    for g in range(G):
+        live = False
+        for w in range(_SW):
+            live |= mass[g, w] != 0.0
+        if not live:
+            continue
+        c = ctx_c[g]
+        _turn_distribution_states(dev if own_lo <= g < own_hi else dec, g, c, cur, nxt, km, fin)
+        _follower_tix(g, c, exact, row_start, trans, tix)
+        # lanes without mass, or a turn that cannot end there, add 0 (the masses are not negative)
+        for f in range(1, c + 1):
+            for h in range(_NH):
+                row = tix[f - 1, h]
+                for w in range(_SW):
+                    mass[row, w] += mass[g, w] * fin[f - 1, h, w]
+    for w in range(nb):
+        for q in range(dist.shape[2]):
+            dist[b0 + w, slot, q] = 0.0
+        for e in range(fin_start.shape[0] - 1):
+            me = mass[G + e, w]
+            if me != 0.0:
+                for t in range(fin_start[e], fin_start[e + 1]):
+                    dist[b0 + w, slot, fin_cls[t]] += me * fin_w[t]
 
 
 @njit(**JIT)
@@ -1151,19 +1249,12 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
     _turn_states(vals, lead_next, L, np.int64(0), np.int64(0), m if deviate else -1, K, level, kv, best, bk,
                  lead_dec, lead_dev, np.int64(0), o)
     for w in range(nb):
-        b = b0 + w
-        if not deviate:
-            for j in range(K):
-                out[b, j] = o[j, w]
-            if want_dist:
-                _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec[w], lead_dec[w, 0], dec[w],
-                         lead_dec[w, 0], -1, fin_start, fin_cls, fin_w, mass, dist[b, 0])
-            continue
-        for r in range(m):
-            out[b, r] = o[m + r, w]
-            if want_dist:
-                _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec[w], lead_dec[w, 0], dev[w],
-                         lead_dev[w, 0], r, fin_start, fin_cls, fin_w, mass, dist[b, r])
+        for j in range(m if deviate else K):
+            out[b0 + w, j] = o[m + j if deviate else j, w]
+    if want_dist:
+        for r in range(m if deviate else 1):
+            _forward_states(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dev, lead_dev,
+                            r if deviate else -1, fin_start, fin_cls, fin_w, mass, b0, nb, dist, r)
 
 
 @njit(**PARALLEL_JIT)
@@ -1176,8 +1267,8 @@ def rounds_side_by_side(L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start,
     B = S.shape[0]
     for q in prange((B + _SW - 1) // _SW):
         t = numba.get_thread_id()
-        lead_dec = np.zeros((_SW, 1, 2, _NH), np.int8)
-        lead_dev = np.zeros((_SW, 1, 2, _NH), np.int8)
+        lead_dec = np.zeros((1, 2, _NH, _SW), np.int8)
+        lead_dev = np.zeros((1, 2, _NH, _SW), np.int8)
         _rounds_side_by_side(L, m, exact, K, deviate, S, q * _SW, min(_SW, B - q * _SW), lvl_start, ctx_c, row_start,
                              trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], dev[t],
                              lead_dec, lead_dev, mass[t], out, dist)
