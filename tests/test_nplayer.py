@@ -152,6 +152,52 @@ def test_a_perturbed_three_player_profile_gains_what_the_best_response_to_it_gai
         assert br.seat_p_pay.sum() == pytest.approx(1.0, abs=1e-12)  # one payer per game
 
 
+@pytest.mark.parametrize("preset,overrides,n,objective", [
+    ("classic", ["tokens=6"], 3, "pay"),  # the games of 2 players left: their best replies gain ~1e-16
+    ("classic", ["tokens=6"], 3, "win"),
+    ("super421-lebon", ["tokens=4"], 4, "pay"),
+])
+def test_a_certificate_that_skips_its_first_pass_skips_one_that_would_have_ended_it(preset, overrides, n,
+                                                                                     objective, monkeypatch):
+    # After a converged iteration the certificate's first décharge pass is not run where a bound
+    # proves it would find nothing to gain (NP._first_pass_ends): the pass, run, must end the
+    # iteration (its residual within tol), and the certificate must be the same, bit for bit, as
+    # when the pass runs.
+    v = Variant.from_preset(preset, overrides)
+    args = (v, n, objective, 1e-13, 200, 10, True)
+    proofs = []
+    proven = NP._first_pass_ends
+    monkeypatch.setattr(NP, "_first_pass_ends", lambda *a: proofs.append(proven(*a)) or proofs[-1])
+    fast = NP._solve_equilibrium(*args)
+    assert proofs and all(proofs)  # this game's (and those of fewer players, when solved here)
+    monkeypatch.setattr(NP, "_first_pass_ends", lambda *a: False)
+    slow = NP._solve_equilibrium(*args)
+    np.testing.assert_array_equal(fast.gain, slow.gain)
+    assert fast.br_iterations == slow.br_iterations == 1
+    game = NG.role_game(v, n)
+    rounds = NG.Rounds(game)
+    dech = game.decharge()
+    subV = NP._sub_values(fast.subs, objective)
+    subW = NP._sub_values(fast.subs, objective, "best_value")
+    u, _ = NP._br_rounds(game, rounds, dech, fast.basis, subV, objective, fast.value, subW, False)
+    assert np.abs(u - fast.value[dech]).max() <= 1e-13
+
+
+def test_a_certificate_does_not_skip_a_pass_that_may_find_a_gain():
+    # the bound: the profile's last residual, twice how far the values moved from the basis,
+    # the best replies' gain in the games of fewer players; within half of tol, or the pass runs
+    v = Variant.from_preset("classic", ["tokens=6"])
+    game = NG.role_game(v, 3)
+    V = np.random.default_rng(1).uniform(size=(game.size, 3))
+    sub = {2: np.zeros((4, 2))}
+    assert NP._first_pass_ends(game, V, V, sub, sub, 4e-14, 1e-13)
+    assert not NP._first_pass_ends(game, V, V, sub, sub, 6e-14, 1e-13)
+    moved = V.copy()
+    moved[game.decharge()[0], 1] += 3e-14
+    assert not NP._first_pass_ends(game, V, moved, sub, sub, 0.0, 1e-13)
+    assert not NP._first_pass_ends(game, V, V, sub, {2: np.full((4, 2), 6e-14)}, 0.0, 1e-13)
+
+
 @pytest.mark.parametrize("objective", ["pay", "win"])
 def test_an_equilibrium_is_certified(objective):
     sol = solve(Variant.from_preset("super421-lebon", ["tokens=3"]), 4, objective)

@@ -530,31 +530,32 @@ def profile_plays(B: int, m: int):
 
 
 # ====================================================================== utilities after a round
-def fill_from(S, comps, game: Game, s: int, V: np.ndarray, subV: dict, term: np.ndarray, roles) -> None:
-    """``S[..., comps[i]]``: the utility of role ``roles[i]`` after each outcome, from the values ``V``
-    of this game's states and ``subV[k]`` of the game of k players left."""
-    ended, nxt, sub, perm = game.ended[s], game.nxt[s], game.sub[s], game.perm[s].astype(np.int64)
-    for c, j in zip(comps, roles):
-        S[..., c] = term[..., j]
+def succs(game: Game, states, V: np.ndarray, subV: dict, objective: str, roles=None) -> np.ndarray:
+    """``S[b, l, w, p, i]``: the utility of role ``roles[i]`` (default: every role in play) after every
+    outcome of ``states[b]`` (of as many players in play), from the values ``V`` of this game's
+    states and ``subV[k]`` of the game of k players left."""
+    states = np.atleast_1d(np.asarray(states, np.int64))
+    m = int(game.m[states[0]])
+    if (game.m[states] != m).any():
+        raise ValueError("succs: the states must have as many players in play")
+    roles = np.arange(m) if roles is None else np.asarray(roles, np.int64)
+    term = game.term(states, objective)[..., roles]
+    ended, nxt, sub = game.ended[states], game.nxt[states], game.sub[states]
+    perm = game.perm[states][..., roles].astype(np.int64)
+    S = term.copy()
     for k in np.unique(sub[ended == 0]).tolist():
-        idx = np.nonzero((ended == 0) & (sub == k))
+        at = (ended == 0) & (sub == k)
         src = V if k == 0 else subV[k]
-        p = perm[idx][:, roles]
-        got = np.where(p >= 0, src[nxt[idx][:, None], np.maximum(p, 0)], term[idx][:, roles])
-        for i, c in enumerate(comps):
-            S[idx + (c,)] = got[:, i]
+        p = perm[at]
+        S[at] = np.where(p >= 0, src[nxt[at][:, None], np.maximum(p, 0)], term[at])
+    return S
 
 
 def succ(game: Game, s: int, V: np.ndarray, subV: dict, objective: str, r: int = -1, W=None, subW=None):
     """``S[l, w, p, j]``: the utilities after every outcome of state s: one component per role
     (from ``V``), plus, with ``r >= 0``, role r's from ``W`` (its best response's values)."""
-    m = int(game.m[s])
-    term = game.term(s, objective)
-    S = np.zeros((game.n, game.n, game.P, m + (r >= 0)))
-    fill_from(S, list(range(m)), game, s, V, subV, term, list(range(m)))
-    if r >= 0:
-        fill_from(S, [m], game, s, W, subW, term, [r])
-    return S
+    S = succs(game, s, V, subV, objective)[0]
+    return S if r < 0 else np.concatenate([S, succs(game, s, W, subW, objective, [r])[0]], axis=-1)
 
 
 # ====================================================================== exact values of fixed play
@@ -573,8 +574,7 @@ def constant_part(game: Game, states, dist, objective: str, subV: dict, per_role
     zero = np.zeros((game.size, game.n))
     for b, s in enumerate(states):
         m = int(game.m[s])
-        S = np.zeros((game.n, game.n, game.P, m))
-        fill_from(S, list(range(m)), game, s, zero, subV, game.term(s, objective), list(range(m)))
+        S = succs(game, s, zero, subV, objective)[0]
         c[b, :m] = np.einsum("tlwp,lwpt->t", dist[b][:m], S) if per_role else np.einsum("lwp,lwpt->t", dist[b], S)
     return c
 

@@ -132,7 +132,7 @@ def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, 
     it, residual = 0, 0.0
     seen: dict[bytes, list[np.ndarray]] = {}  # the profiles found so far, by a digest of their bytes
     for it in range(1, max_iter + 1):
-        u, dist[dech] = rounds.run(dech, np.array([NG.succ(game, s, V, subV, objective) for s in dech]), game.n,
+        u, dist[dech] = rounds.run(dech, NG.succs(game, dech, V, subV, objective), game.n,
                                    want_dist=True)
         residual = float(np.abs(u - V[dech]).max())
         if best is None or residual < best[0] * (1 - 1e-6):
@@ -176,7 +176,7 @@ def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_ite
     t_dech = time.perf_counter() - t0 - t_setup
     subV = _sub_values(subs, objective)
     for group in game.charge_groups():
-        u, dist[group] = rounds.run(group, np.array([NG.succ(game, s, V, subV, objective) for s in group]), n,
+        u, dist[group] = rounds.run(group, NG.succs(game, group, V, subV, objective), n,
                                     want_dist=True)
         V[group] = basis[group] = u
     timings = {"setup_seconds": t_setup, "decharge_seconds": t_dech,
@@ -190,45 +190,68 @@ def _deviator_utilities(game, states, W, subW, objective) -> np.ndarray:
     """``[b, r, l, w, p]``: role r's utility after each outcome of ``states[b]``, from its best-response
     values ``W`` (and ``subW`` in the games of fewer players)."""
     out = np.zeros((len(states), game.n, game.n, game.n, game.P))
-    for b, s in enumerate(states):
-        term = game.term(s, objective)
-        for r in range(int(game.m[s])):
-            S = np.zeros((game.n, game.n, game.P, 1))
-            NG.fill_from(S, [0], game, s, W, subW, term, [r])
-            out[b, r] = S[..., 0]
+    S = NG.succs(game, states, W, subW, objective)
+    out[:, :S.shape[-1]] = np.moveaxis(S, -1, 1)
     return out
 
 
 def _br_rounds(game, rounds, states, base, subV, objective, W, subW, want_dist):
-    S_prof = np.array([NG.succ(game, s, base, subV, objective) for s in states])
+    S_prof = NG.succs(game, states, base, subV, objective)
     return rounds.best_responses(states, S_prof, _deviator_utilities(game, states, W, subW, objective), want_dist)
 
 
-def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_iter, converged=False):
+def _first_pass_ends(game, basis, V, subV: dict, subW: dict, residual: float, tol: float) -> bool:
+    """Whether the best responses' first décharge pass, from W = V, would end their iteration:
+    proven from the profile's last pass instead of run.
+
+    That last pass solved every décharge round against ``basis`` and moved no utility by more
+    than ``residual``; in it each role's keeps are its best replies to the others' against
+    ``basis`` and ``subV``. The first pass of the best responses solves the same rounds against
+    ``V`` and ``subW``: a role's best-reply utility after a round moves by at most how much the
+    utilities after it move (it is a largest expectation of them, and expectations move by at
+    most that), so its residual is at most ``residual + 2 max|V - basis| + max|subW - subV|``,
+    up to the rounding of the two passes. Where that is within half of ``tol``, the pass would
+    find W = V in the décharge and end the iteration, which is what the caller then takes. The
+    other half is left to the rounding: a player's turn rounds each utility about a hundred
+    times (the sums over the dice, three throws, the hands), by at most 1.1e-16 each, so that a
+    round of 4 players moves a utility in [0, 1] by at most about 4.4e-14, within 5e-14 for the
+    default ``tol`` of 1e-13 (and measured far below: tests/test_nplayer.py).
+    """
+    dech = game.decharge()
+    moved = float(np.abs(V[dech] - basis[dech]).max()) if len(dech) else 0.0
+    sub = max((float(np.abs(subW[k] - subV[k]).max()) for k in subV), default=0.0)
+    return residual + 2 * moved + sub <= tol / 2
+
+
+def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_iter, converged=False,
+                    residual=np.inf):
     """Each role's exact best-response utility ``W[s, r]`` against the profile (policy iteration).
 
     The others' keeps are recomputed in every round from the values they were made
     against: ``basis`` in the décharge, ``V_charge`` in the charge; ``V`` is the
     profile's exact value, where the iteration starts. Returns (W, iterations).
 
-    ``converged``: the profile's own iteration converged, so that the first pass is expected
-    to find W = V and end the iteration; the outcome distributions (one forward pass per
-    role) are needed only to go on, and that pass does without them (computing them after
-    all when it does not end the iteration).
+    ``converged``: the profile's own iteration converged (its last pass moved no utility by
+    more than ``residual``), so that the first pass is expected to find W = V and end the
+    iteration. Where :func:`_first_pass_ends` proves it would, it is not run (W = V in the
+    décharge, one iteration, as the pass would give); otherwise it runs without the outcome
+    distributions (one forward pass per role, needed only to go on), computing them after
+    all when it does not end the iteration.
     """
     subV, subW = _sub_values(subs, objective), _sub_values(subs, objective, "best_value")
     W = V.copy()
     dech = game.decharge()
     it = 0
-    for it in range(1, max_iter + 1 if len(dech) else 1):  # noqa: B007  (the count is returned)
+    proven = converged and len(dech) > 0 and _first_pass_ends(game, basis, V, subV, subW, residual, tol)
+    for it in range(1, 1 if proven else max_iter + 1 if len(dech) else 1):  # noqa: B007  (the count is returned)
         u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, it > 1 or not converged)
-        residual = float(np.abs(u - W[dech]).max())
-        if residual <= tol:
+        if float(np.abs(u - W[dech]).max()) <= tol:
             break
         if dist is None:
             u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, True)
         const = NG.constant_part(game, dech, dist, objective, subW, True)
         W[dech] = NG.evaluate(game, dist, const, True, only_decharge=True)
+    it = max(it, int(proven))
     for group in game.charge_groups():
         W[group] = _br_rounds(game, rounds, group, V_charge, subV, objective, W, subW, False)[0]
     return W, it
@@ -430,7 +453,7 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
     if certify:
         V_charge = np.where((game.pot == 0)[:, None], values[objective], basis)
         W, br_it = _best_responses(game, rounds, basis, V_charge, values[objective], objective, subs, tol,
-                                   max_iter, converged)
+                                   max_iter, converged, residual)
         gain = W - values[objective]
     info = dict(timings, value_gap=float(np.abs(values[objective] - V).max()), states=game.size,
                 decharge_states=len(game.decharge()), contexts_seconds=rounds.seconds_contexts,
@@ -666,7 +689,7 @@ class _Against:
         if r >= 0:
             obj = str(self.obj_of[s])
             after = np.where(self.someone_out, 0.0, W) if obj == "win" else W  # still in: nothing to win
-            NG.fill_from(S, [Kp], g, s, np.broadcast_to(after[:, None], (g.size, g.n)), {}, g.term(s, obj), [r])
+            S[..., Kp] = NG.succs(g, s, np.broadcast_to(after[:, None], (g.size, g.n)), {}, obj, [r])[0, ..., 0]
         return S
 
     def own_values(self, dist: np.ndarray, states, only_decharge: bool) -> np.ndarray:
@@ -1013,7 +1036,7 @@ def tie_spread(sol: NSolution) -> np.ndarray:
     subV = _sub_values(sol.subs, sol.objective)
     for group in [game.decharge()] + game.charge_groups():
         if len(group):
-            S = np.array([NG.succ(game, s, sol.choice_values(), subV, sol.objective) for s in group])
+            S = NG.succs(game, group, sol.choice_values(), subV, sol.objective)
             out = np.zeros(len(group))
             rounds.run(group, S, sol.players, spread=out)
             spread[group] = out
@@ -1128,7 +1151,7 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11) -> dict:
         subV = _sub_values(sol.subs, sol.objective)
         for group in [game.decharge()] + game.charge_groups():
             if len(group):
-                S = np.array([NG.succ(game, s, sol.choice_values(), subV, sol.objective) for s in group])
+                S = NG.succs(game, group, sol.choice_values(), subV, sol.objective)
                 worst["dist"] = max(worst.get("dist", 0.0),
                                     float(np.abs(rounds.run(group, S, sol.players, want_dist=True)[1]
                                                  - sol.dist[group]).max()))
