@@ -419,16 +419,40 @@ def test_a_solution_is_read_back_from_the_disk_store_and_a_forged_one_is_solved_
 
 
 # ====================================================================== a décharge iteration that cycles
+def _one_throw_dist(v: Variant, n: int, B: int) -> np.ndarray:
+    """The décharge round's outcome distribution when everyone throws once, as the profile plays
+    the variant whose décharge allows one throw (nobody has a choice there): another way to
+    the distribution the solver starts from (its round kernel playing a table of stops)."""
+    one = v.with_options({"decharge_throws": 1})
+    game = NG.role_game(one, n)
+    dech = game.decharge()
+    _, d = NG.Rounds(game).run(dech[:1], np.zeros((1, n, n, game.P, n)), n, want_dist=True)
+    return np.broadcast_to(d, (B,) + d.shape[1:])
+
+
+@pytest.mark.parametrize("preset,overrides,n", [("classic", ["tokens=6"], 3), ("super421-lebon", ["tokens=4"], 4),
+                                                 ("montreal", ["tokens=5"], 3)])
+def test_the_iteration_starts_from_everyone_stopping_at_the_first_throw(preset, overrides, n):
+    v = Variant.from_preset(preset, overrides)
+    game = NG.role_game(v, n)
+    dech = game.decharge()
+    got = NP._first_throw_dist(game, NG.Rounds(game), dech)
+    np.testing.assert_allclose(got, _one_throw_dist(v, n, len(dech)), rtol=0, atol=1e-15)
+    assert got.sum(axis=(1, 2, 3)) == pytest.approx(np.ones(len(dech)), abs=1e-12)  # a distribution
+
+
 def test_a_profile_that_comes_back_ends_the_iteration_with_the_profile_the_stall_rule_keeps():
     """Le bon at 6 tokens cycles at 3 players (the residual stays at 6e-6). The iteration written
-    out plainly here (solve every round, evaluate exactly, keep the smallest residual, no stop but
-    max_iter) runs 30 iterations: the solver's profile is the one it keeps, and the solver stopped
-    at the first iteration whose profile had been found before, bit for bit."""
+    out plainly here (start from the values of everyone stopping at the first throw, solve every
+    round, evaluate exactly, keep the smallest residual, no stop but max_iter) runs 30 iterations:
+    the solver's profile is the one it keeps, and the solver stopped at the first iteration whose
+    profile had been found before, bit for bit."""
     v = Variant.from_preset("super421-lebon", ["tokens=6"])
     game = NG.role_game(v, 3)
     rounds = NG.Rounds(game)
     dech = game.decharge()
     V = np.zeros((game.size, 3))
+    V[dech] = NP._decharge_values(game, _one_throw_dist(v, 3, len(dech)), "pay", {})
     profiles, best = [], None
     for _ in range(30):
         u, d = rounds.run(dech, np.array([NG.succ(game, s, V, {}, "pay") for s in dech]), 3, want_dist=True)

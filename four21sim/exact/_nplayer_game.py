@@ -570,12 +570,14 @@ def constant_part(game: Game, states, dist, objective: str, subV: dict, per_role
     """``c[b, t]``: role t's expected utility in state ``states[b]`` from the outcomes after which
     its value is known (the end, going out, or the game of fewer players); ``dist[b]`` as
     :func:`evaluate` reads it."""
+    states = np.asarray(states, np.int64)
     c = np.zeros((len(states), game.n))
     zero = np.zeros((game.size, game.n))
-    for b, s in enumerate(states):
-        m = int(game.m[s])
-        S = succs(game, s, zero, subV, objective)[0]
-        c[b, :m] = np.einsum("tlwp,lwpt->t", dist[b][:m], S) if per_role else np.einsum("lwp,lwpt->t", dist[b], S)
+    for m in np.unique(game.m[states]).tolist():  # succs takes states of as many players in play
+        at = np.flatnonzero(game.m[states] == m)
+        S = succs(game, states[at], zero, subV, objective)
+        c[at, :m] = (np.einsum("btlwp,blwpt->bt", dist[at][:, :m], S) if per_role
+                     else np.einsum("blwp,blwpt->bt", dist[at], S))
     return c
 
 

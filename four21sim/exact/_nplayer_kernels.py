@@ -1062,8 +1062,9 @@ _SW = 32
 @njit(inline="always", **JIT)
 def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, dev, g, out):
     """:func:`_turn_lanes` on the lanes of states: ``vals[tix[f-1, h], j, w]`` the utilities when
-    the turn ends on h after f throws; ``dec[g, made-1, h, w]`` receives the keeps (the leader's:
-    ``g = 0`` of an array of one context), ``out[j, w]`` the utilities. With ``dcomp >= 0``,
+    the turn ends on h after f throws; ``dec[g, made-1, h, w]`` receives the keeps as lane indices
+    into ``kv`` (:func:`_lane_keep`: ``_N_PARTIAL`` is stopping), the leader's at ``g = 0`` of an
+    array of one context; ``out[j, w]`` the utilities. With ``dcomp >= 0``,
     component ``dcomp`` follows the keep best for it (``dev``): the certificate's deviator."""
     stop = _N_PARTIAL
     for h in range(_NH):
@@ -1101,12 +1102,12 @@ def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, 
                 for w in range(_SW):
                     level[h, j, w] = kv[bk[0, w], j, w]
             for w in range(_SW):
-                dec[g, made - 1, h, w] = _lane_keep(bk[0, w], h)
+                dec[g, made - 1, h, w] = bk[0, w]
             if dcomp >= 0:
                 for w in range(_SW):
                     level[h, dcomp, w] = kv[bk[1, w], dcomp, w]
                 for w in range(_SW):
-                    dev[g, made - 1, h, w] = _lane_keep(bk[1, w], h)
+                    dev[g, made - 1, h, w] = bk[1, w]
     for j in range(K):
         for w in range(_SW):
             out[j, w] = 0.0
@@ -1117,10 +1118,11 @@ def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, 
 
 @njit(inline="always", **JIT)
 def _turn_distribution_states(dec, g, c, cur, nxt, km, fin):
-    """:func:`turn_distribution` on the lanes of states, the keeps ``dec[g, made-1, h, w]`` (the
-    profile's or a deviator's: never the random policy): ``fin[f-1, h, w]``. A keep's number is its
-    row of ``km``: the partial keeps, then stopping on each hand (``_FULL + h``), so that each
-    hand's probability goes to the keep played without a branch."""
+    """:func:`turn_distribution` on the lanes of states, the keeps ``dec[g, made-1, h, w]`` as
+    :func:`_turn_states` writes them (the profile's or a deviator's: never the random policy):
+    ``fin[f-1, h, w]``. Each keep has its row of ``km``: the partial keeps, then stopping on each
+    hand (``_FULL + h``, :func:`_lane_keep`), so that each hand's probability goes to the keep
+    played without a branch."""
     for f in range(c):
         for h in range(_NH):
             for w in range(_SW):
@@ -1134,7 +1136,7 @@ def _turn_distribution_states(dec, g, c, cur, nxt, km, fin):
                 km[k, w] = 0.0
         for h in range(_NH):
             for w in range(_SW):
-                km[dec[g, made - 1, h, w], w] += cur[h, w]
+                km[_lane_keep(dec[g, made - 1, h, w], h), w] += cur[h, w]
         for h in range(_NH):
             for w in range(_SW):
                 fin[made - 1, h, w] = km[_FULL + h, w]

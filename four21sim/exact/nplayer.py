@@ -20,7 +20,9 @@ next seat, ...)``, every player in; values are vectors, one utility per role.
   same outcomes (:mod:`four21sim.exact._nplayer_kernels` says how; the outcome of
   every round is judged by the rules kernel on a representative history). The
   contexts are built once per (variant, players, phase).
-- *The décharge* (cyclic) is solved by policy iteration on vectors of values: solve every
+- *The décharge* (cyclic) is solved by policy iteration on vectors of values, from the
+  exact values of everyone stopping at the first throw (one pass fewer than from zero for
+  every preset, the same equilibria): solve every
   round against the current values, replace the values by the exact values of the
   profile found (a sparse linear system), stop when the Bellman residual is below
   ``tol``, when a profile found before comes back (each iteration is a function of the
@@ -42,7 +44,8 @@ fixed strategies (every round is solved once with two components per role: the
 profile's, and the role's own utility when it deviates alone, the others playing
 the profile's keeps, also after a deviation), solved by policy
 iteration: the exploitability is the largest gain of one player deviating alone,
-from the start and from any state.
+from the start and from any state. After a converged iteration its first décharge pass is
+not run where a bound proves it would find nothing (``_first_pass_ends``).
 
 Best responses to a table
 -------------------------
@@ -120,6 +123,18 @@ def _decharge_values(game: NG.Game, dist_dech: np.ndarray, objective: str, subs:
     return NG.evaluate(game, dist_dech, const, False, only_decharge=True)
 
 
+def _first_throw_dist(game, rounds, states) -> np.ndarray:
+    """``dist[b, l, w, p]``: the outcome distribution of the rounds of ``states`` (of one phase and
+    number of players in play) where everyone stops at the first throw: the same in each (no
+    choice is made), found once by the round kernel with everyone playing that table."""
+    m = int(game.m[states[0]])
+    stop = np.zeros((1, 1, 3, 2, dice.N_HANDS), np.int8)
+    stop[...] = dice.FULL_KEEP + np.arange(dice.N_HANDS)
+    plays = (np.full((1, m), NK.ACT_TABLE, np.int64), stop[0, 0, 0][None], stop, np.zeros((1, m), np.int64))
+    _, d = rounds.run(states[:1], np.zeros((1, game.n, game.n, game.P, 1)), 0, plays, want_dist=True)
+    return np.broadcast_to(d, (len(states),) + d.shape[1:])
+
+
 def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, dist):
     """Solve every décharge round against the current values, evaluate the profile exactly, repeat.
 
@@ -128,6 +143,7 @@ def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, 
     """
     dech = game.decharge()
     subV = _sub_values(subs, objective)
+    V[dech] = _decharge_values(game, _first_throw_dist(game, rounds, dech), objective, subs)
     best = None
     it, residual = 0, 0.0
     seen: dict[bytes, list[np.ndarray]] = {}  # the profiles found so far, by a digest of their bytes
