@@ -74,6 +74,7 @@ assert all(dice.HAND_KEEPS[h, 0] == _FULL + h for h in range(_NH))
 _PK_START = np.concatenate([[0], np.cumsum(dice.N_HAND_KEEPS - 1)]).astype(np.int64)
 _PK = np.concatenate([dice.HAND_KEEPS[h, 1:dice.N_HAND_KEEPS[h]] for h in range(_NH)]).astype(np.int64)
 _EMPTY = dice.EMPTY_KEEP
+_HANDS = np.arange(dice.N_HANDS, dtype=np.int64)
 _SIXTH = 1.0 / 6.0
 
 
@@ -758,14 +759,16 @@ def _lane_keep(kk, h):
 
 
 @njit(inline="always", **JIT)
-def _keep_values_lanes(level, kv, K):
-    """:func:`_keep_values` on lanes: ``kv[k, j, w]`` from ``level[h, j, w]`` (as many lanes as ``kv`` has)."""
+def _keep_values_lanes(level, rows, kv, K):
+    """:func:`_keep_values` on lanes: ``kv[k, j, w]`` from ``level[rows[h], j, w]`` (as many lanes as
+    ``kv`` has; ``rows``: ``_HANDS``, or where each hand's values are in a larger array)."""
     n = K * kv.shape[2]
     lv = level.reshape((level.shape[0], n))
     kf = kv.reshape((kv.shape[0], n))
     for r in range(_STEP2.shape[0]):
         k = _STEP2[r, 0]
-        a1, a2, a3, a4, a5, a6 = _STEP2[r, 1], _STEP2[r, 2], _STEP2[r, 3], _STEP2[r, 4], _STEP2[r, 5], _STEP2[r, 6]
+        a1, a2, a3 = rows[_STEP2[r, 1]], rows[_STEP2[r, 2]], rows[_STEP2[r, 3]]
+        a4, a5, a6 = rows[_STEP2[r, 4]], rows[_STEP2[r, 5]], rows[_STEP2[r, 6]]
         for x in range(n):
             kf[k, x] = (lv[a1, x] + lv[a2, x] + lv[a3, x] + lv[a4, x] + lv[a5, x] + lv[a6, x]) * _SIXTH
     for r in range(_STEP1.shape[0]):
@@ -799,7 +802,7 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, b
             for w in range(_W):
                 level[h, j, w] = vals[tixw[c - 1, h, w], j]
     for made in range(c - 1, 0, -1):
-        _keep_values_lanes(level, kv, K)
+        _keep_values_lanes(level, _HANDS, kv, K)
         for h in range(_NH):
             t0, t1 = _PK_START[h], _PK_START[h + 1]
             if first == 0:  # stopping is the first keep
@@ -1067,13 +1070,21 @@ def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, 
     array of one context; ``out[j, w]`` the utilities. With ``dcomp >= 0``,
     component ``dcomp`` follows the keep best for it (``dev``): the certificate's deviator."""
     stop = _N_PARTIAL
-    for h in range(_NH):
-        row = tix[c - 1, h]
+    if c == 1:  # no choice: the hands' values are read where they are
         for j in range(K):
             for w in range(_SW):
-                level[h, j, w] = vals[row, j, w]
+                out[j, w] = 0.0
+            for h in range(_NH):
+                row = tix[0, h]
+                for w in range(_SW):
+                    out[j, w] += _P0[h] * vals[row, j, w]
+        return
     for made in range(c - 1, 0, -1):
-        _keep_values_lanes(level, kv, K)
+        # the last throw's keep values from the ends themselves, the earlier ones' from ``level``
+        if made == c - 1:
+            _keep_values_lanes(vals, tix[c - 1], kv, K)
+        else:
+            _keep_values_lanes(level, _HANDS, kv, K)
         for h in range(_NH):
             t0, t1 = _PK_START[h], _PK_START[h + 1]
             if first == 0:  # stopping is the first keep
