@@ -239,6 +239,7 @@ class Game:
     shares: np.ndarray
     states: list
     contexts: dict = field(default_factory=dict)
+    outcome_parts: dict = field(default_factory=dict)  # succs's reading of the outcomes, by states
 
     @property
     def size(self) -> int:
@@ -539,15 +540,24 @@ def succs(game: Game, states, V: np.ndarray, subV: dict, objective: str, roles=N
     if (game.m[states] != m).any():
         raise ValueError("succs: the states must have as many players in play")
     roles = np.arange(m) if roles is None else np.asarray(roles, np.int64)
-    term = game.term(states, objective)[..., roles]
-    ended, nxt, sub = game.ended[states], game.nxt[states], game.sub[states]
-    perm = game.perm[states][..., roles].astype(np.int64)
+    key = (states.tobytes(), objective, roles.tobytes())
+    if key not in game.outcome_parts:  # what does not change from one iteration to the next
+        term = game.term(states, objective)[..., roles]
+        ended, nxt, sub = game.ended[states], game.nxt[states], game.sub[states]
+        perm = game.perm[states][..., roles].astype(np.int64)
+        parts = []
+        for k in np.unique(sub[ended == 0]).tolist():
+            at = np.nonzero((ended == 0) & (sub == k))
+            p = perm[at]
+            parts.append((k, at, nxt[at][:, None], np.maximum(p, 0), p >= 0, term[at]))
+        if len(game.outcome_parts) > 64:
+            game.outcome_parts.clear()
+        game.outcome_parts[key] = (term, parts)
+    term, parts = game.outcome_parts[key]
     S = term.copy()
-    for k in np.unique(sub[ended == 0]).tolist():
-        at = (ended == 0) & (sub == k)
+    for k, at, nx, p, going, ends in parts:
         src = V if k == 0 else subV[k]
-        p = perm[at]
-        S[at] = np.where(p >= 0, src[nxt[at][:, None], np.maximum(p, 0)], term[at])
+        S[at] = np.where(going, src[nx, p], ends)
     return S
 
 

@@ -1255,10 +1255,7 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
         for g in range(lvl_start[i - 1], lvl_start[i]):
             c = ctx_c[g]
             _follower_tix(g, c, exact, row_start, trans, tix)
-            _turn_states(vals, tix, c, first, i, dcomp, K, level, kv, best, bk, dec, dev, g, o)
-            for j in range(K):
-                for w in range(_SW):
-                    vals[g, j, w] = o[j, w]
+            _turn_states(vals, tix, c, first, i, dcomp, K, level, kv, best, bk, dec, dev, g, vals[g])
     _turn_states(vals, lead_next, L, np.int64(0), np.int64(0), m if deviate else -1, K, level, kv, best, bk,
                  lead_dec, lead_dev, np.int64(0), o)
     for w in range(nb):
