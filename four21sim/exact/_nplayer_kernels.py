@@ -781,6 +781,26 @@ def _keep_values_lanes(level, rows, kv, K):
         kf[_EMPTY, x] = (kf[a1, x] + kf[a2, x] + kf[a3, x] + kf[a4, x] + kf[a5, x] + kf[a6, x]) * _SIXTH
 
 
+@njit(inline="always", **JIT)
+def _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, W):
+    """The choice of one hand on W lanes: ``bk[0, w]`` the keep best for component ``role`` among
+    ``k0`` and the keeps ``_PK[t0:t1]`` (``best[0, w]`` its value), and with ``dcomp >= 0``,
+    ``bk[1, w]`` the keep best for component ``dcomp``: :func:`_best_by`'s scan, branch-free."""
+    for q in range(1 if dcomp < 0 else 2):
+        comp = role if q == 0 else dcomp
+        for w in range(W):
+            best[q, w] = kv[k0, comp, w]
+            bk[q, w] = k0
+        for t in range(t0, t1):
+            k = _PK[t]
+            for w in range(W):
+                v = kv[k, comp, w]
+                bw = best[q, w]
+                up = v > bw + KEEP_TIE  # ties go to the earlier keep (_best_by)
+                best[q, w] = v if up else bw
+                bk[q, w] = k if up else bk[q, w]
+
+
 @njit(**JIT)
 def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out):
     """:func:`player_turn` of the profile (every component after the keep best for ``role``) for
@@ -813,19 +833,7 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, b
             else:
                 k0 = _PK[t0]
                 t0 += 1
-            for q in range(1 if dcomp < 0 else 2):
-                comp = role if q == 0 else dcomp
-                for w in range(_W):
-                    best[q, w] = kv[k0, comp, w]
-                    bk[q, w] = k0
-                for t in range(t0, t1):
-                    k = _PK[t]
-                    for w in range(_W):
-                        v = kv[k, comp, w]
-                        bw = best[q, w]
-                        up = v > bw + KEEP_TIE  # ties go to the earlier keep (_best_by)
-                        best[q, w] = v if up else bw
-                        bk[q, w] = k if up else bk[q, w]
+            _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, _W)
             for w in range(_W):
                 kb[w] = bk[0, w]
             for j in range(K):
@@ -1096,19 +1104,7 @@ def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, 
             else:
                 k0 = _PK[t0]
                 t0 += 1
-            for q in range(1 if dcomp < 0 else 2):
-                comp = role if q == 0 else dcomp
-                for w in range(_SW):
-                    best[q, w] = kv[k0, comp, w]
-                    bk[q, w] = k0
-                for t in range(t0, t1):
-                    k = _PK[t]
-                    for w in range(_SW):
-                        v = kv[k, comp, w]
-                        bw = best[q, w]
-                        up = v > bw + KEEP_TIE  # ties go to the earlier keep (_best_by)
-                        best[q, w] = v if up else bw
-                        bk[q, w] = k if up else bk[q, w]
+            _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, _SW)
             for j in range(K):
                 for w in range(_SW):
                     level[h, j, w] = kv[bk[0, w], j, w]
