@@ -1229,7 +1229,8 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
     states ``b0 .. b0+nb-1`` of ``S``, one per lane (lanes from nb on repeat state b0 and are not
     written). ``out[b]``: the profile's utilities, or each role's best-response utility;
     ``dist[b, r]``: the outcome distribution (the profile's: r = 0), or when role r deviates.
-    ``vals[x, j, w]``, ``dec[w, g]``, ``dev[w, g]``: work arrays."""
+    ``vals[x, j, w]``, ``dec[g, made-1, h, w]``, ``dev`` (the deviators' keeps), ``mass[x, w]``: work
+    arrays."""
     G = lvl_start[m - 1]
     for e in range(fin_start.shape[0] - 1):
         for j in range(K):

@@ -263,7 +263,8 @@ def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_
     dech = game.decharge()
     it = 0
     proven = converged and len(dech) > 0 and _first_pass_ends(game, basis, V, subV, subW, residual, tol)
-    for it in range(1, 1 if proven else max_iter + 1 if len(dech) else 1):  # noqa: B007  (the count is returned)
+    passes = max_iter if len(dech) and not proven else 0
+    for it in range(1, passes + 1):  # noqa: B007  (the count is returned)
         u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, it > 1 or not converged)
         if float(np.abs(u - W[dech]).max()) <= tol:
             break
@@ -271,7 +272,8 @@ def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_
             u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, True)
         const = NG.constant_part(game, dech, dist, objective, subW, True)
         W[dech] = NG.evaluate(game, dist, const, True, only_decharge=True)
-    it = max(it, int(proven))
+    if proven:
+        it = 1  # the pass proven to end the iteration counts as its one iteration
     for group in game.charge_groups():
         W[group] = _br_rounds(game, rounds, group, V_charge, subV, objective, W, subW, False)[0]
     return W, it
