@@ -1,0 +1,132 @@
+"""A hard link in a results folder never writes through to the file it shares (issue 39).
+
+``O_NOFOLLOW`` refuses a symbolic link, but a hard link is a plain file: a name a run
+writes that is a second name of a file elsewhere (``ln ~/notes.txt results/x/.lock``)
+must leave that file as it was. Each test plants such a link at one name a run writes,
+to a file outside the folder with known content, runs, and checks the outside file: the
+run either put a new file of its own in the link's place, or refused in one line naming it.
+
+The witnesses are independent of the code under test: the outside file's bytes, and
+``os.stat`` (inode, link count) of both names.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_folder_attacks import V4, S, sweep
+
+from four21sim.cli.sweep import console
+from four21sim.exact import nplayer
+
+PRECIOUS = b"my notes: not a file of four21sim\n"
+
+
+@pytest.fixture(scope="module")
+def done(tmp_path_factory) -> Path:
+    """A results folder of the tiny study, run once (copied by each test)."""
+    out = tmp_path_factory.mktemp("links") / "done"
+    assert console([*map(str, S), "--out", str(out)]) == 0
+    return out
+
+
+def _copy(done: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    shutil.copytree(done, out)
+    return out
+
+
+def _plant(target: Path, content: bytes, outside: Path) -> None:
+    """Make ``target`` a second name of ``outside``, which holds ``content``."""
+    outside.write_bytes(content)
+    target.unlink(missing_ok=True)
+    os.link(outside, target)
+    assert os.stat(target).st_ino == os.stat(outside).st_ino and os.stat(outside).st_nlink == 2
+
+
+def _study_json(out: Path) -> bytes:
+    # the same study in other bytes (compact): accepted as this folder's, and rewritten by the run,
+    # so that a write through the link would show in the outside file
+    return json.dumps(json.loads((out / "study.json").read_text())).encode()
+
+
+# name in the folder (a glob for the names that vary) -> the content planted there
+WRITTEN = {
+    "study.json": _study_json,
+    "manifest.json": lambda out: PRECIOUS,
+    "REPORT.md": lambda out: PRECIOUS,
+    "run.json": lambda out: PRECIOUS,
+    "*.parquet": lambda out: PRECIOUS,
+    "figures/*.png": lambda out: PRECIOUS,
+    "parts/*/*.npz": lambda out: PRECIOUS,  # unreadable: rejected, then computed and written again
+}
+
+
+def _name(out: Path, pattern: str) -> Path:
+    return sorted(out.glob(pattern))[0]
+
+
+def _assert_replaced(target: Path, outside: Path, content: bytes) -> None:
+    """The outside file as it was, and ``target`` a file of its own."""
+    assert outside.read_bytes() == content
+    assert os.stat(target).st_ino != os.stat(outside).st_ino
+    assert os.stat(target).st_nlink == 1 and os.stat(outside).st_nlink == 1
+
+
+@pytest.mark.parametrize("pattern", list(WRITTEN))
+def test_a_written_file_that_is_a_hard_link_is_replaced_and_the_other_name_untouched(done, tmp_path, capsys,
+                                                                                    pattern):
+    out = _copy(done, tmp_path)
+    target = _name(out, pattern)
+    content = WRITTEN[pattern](out)
+    _plant(target, content, tmp_path / "notes.txt")
+    code, err = sweep([*S, "--out", out], capsys)
+    assert code == 0 and "Traceback" not in err, err
+    _assert_replaced(target, tmp_path / "notes.txt", content)
+
+
+def _gzipped(table: Path) -> bytes:
+    # the same table in other bytes: rewrite() reads it, then writes it in its own compression
+    buf = io.BytesIO()
+    pd.read_parquet(table).to_parquet(buf, index=False, compression="gzip")
+    return buf.getvalue()
+
+
+# name in the folder -> the content planted there (rewrite() reads the tables and the manifest)
+REWRITTEN = {
+    "REPORT.md": lambda out: PRECIOUS,
+    "manifest.json": lambda out: json.dumps(json.loads((out / "manifest.json").read_text())).encode(),
+    "*.parquet": lambda out: _gzipped(_name(out, "*.parquet")),
+    "figures/*.png": lambda out: PRECIOUS,
+}
+
+
+@pytest.mark.parametrize("pattern", list(REWRITTEN))
+def test_rewrite_replaces_a_hard_link_and_leaves_the_other_name_untouched(done, tmp_path, pattern):
+    from four21sim.study.report import rewrite
+    out = _copy(done, tmp_path)
+    target = _name(out, pattern)
+    content = REWRITTEN[pattern](out)
+    _plant(target, content, tmp_path / "notes.txt")
+    rewrite(out)
+    _assert_replaced(target, tmp_path / "notes.txt", content)
+
+
+def test_a_cache_entry_that_is_a_hard_link_is_replaced_and_the_other_name_untouched(monkeypatch, tmp_path):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(cache))
+    nplayer._equilibrium.cache_clear()
+    nplayer.solve(V4, 3)
+    (entry,) = cache.glob("*.npz")
+    _plant(entry, PRECIOUS, tmp_path / "notes.txt")  # unreadable: a miss, solved again and stored
+    nplayer._equilibrium.cache_clear()
+    assert not nplayer.solve(V4, 3).info.get("from_cache")
+    _assert_replaced(entry, tmp_path / "notes.txt", PRECIOUS)
+    nplayer._equilibrium.cache_clear()
+    assert nplayer.solve(V4, 3).info["from_cache"]
