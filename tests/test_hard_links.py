@@ -16,14 +16,17 @@ import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_folder_attacks import V4, S, sweep
+from test_folder_attacks import ROOT, V4, S, one_line, sweep
 
 from four21sim.cli.sweep import console
 from four21sim.exact import nplayer
+from four21sim.study.lock import FolderLock
 
 PRECIOUS = b"my notes: not a file of four21sim\n"
 
@@ -89,6 +92,45 @@ def test_a_written_file_that_is_a_hard_link_is_replaced_and_the_other_name_untou
     code, err = sweep([*S, "--out", out], capsys)
     assert code == 0 and "Traceback" not in err, err
     _assert_replaced(target, tmp_path / "notes.txt", content)
+
+
+def _lock_refused(out: Path) -> str:
+    return (f"sweep: error: --out: {str(out / '.lock')!r} has 2 links (a hard link to a file elsewhere); "
+            "the lock of a results folder is a plain file of its own: remove it")
+
+
+@pytest.mark.parametrize("folder", ["new", "results"])
+def test_a_lock_that_is_a_hard_link_is_refused_and_the_other_name_untouched(done, tmp_path, capsys, folder):
+    if folder == "new":
+        out = tmp_path / "out"
+        out.mkdir()
+    else:
+        out = _copy(done, tmp_path)
+    outside = tmp_path / "notes.txt"
+    _plant(out / ".lock", PRECIOUS, outside)
+    before = sorted(p.name for p in out.rglob("*"))
+    code, err = sweep([*S, "--out", out], capsys)
+    assert code == 2 and one_line(err) == _lock_refused(out)
+    assert outside.read_bytes() == PRECIOUS and sorted(p.name for p in out.rglob("*")) == before
+
+
+def test_a_lock_that_is_a_hard_link_is_refused_by_the_command_line(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    _plant(out / ".lock", PRECIOUS, tmp_path / "notes.txt")
+    p = subprocess.run([sys.executable, "-m", "four21sim.sweep", *S, "--out", "out"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert p.returncode == 2 and one_line(p.stderr) == _lock_refused(Path("out")), p.stderr
+    assert (tmp_path / "notes.txt").read_bytes() == PRECIOUS
+
+
+def test_a_lock_linked_elsewhere_while_held_is_not_emptied_on_release(tmp_path):
+    """Released, the lock is emptied (nobody holds it): never through a name made meanwhile."""
+    lock = FolderLock(tmp_path).acquire()
+    os.link(tmp_path / ".lock", tmp_path / "copy")
+    held = (tmp_path / "copy").read_bytes()
+    lock.release()
+    assert held.startswith(f"pid {os.getpid()} ".encode()) and (tmp_path / "copy").read_bytes() == held
 
 
 def _gzipped(table: Path) -> bytes:

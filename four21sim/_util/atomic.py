@@ -21,7 +21,8 @@ __all__ = ["atomic_path", "write_text_atomic", "temp_path", "temp_owner", "orpha
 
 class UnsafePath(ValueError):
     """A path that is not what a writer or a reader of this package may touch: a symbolic link,
-    a special file (FIFO, device, socket), or a file too large. The message says which."""
+    a special file (FIFO, device, socket), a file too large, or a lock file that is a hard link
+    to a file elsewhere. The message says which."""
 
 
 def kind_of(mode: int) -> str:

@@ -10,7 +10,11 @@ files left there by dead processes are provably orphaned and may be removed
 (:func:`remove_orphans`).
 
 The lock file is opened without following a link (``O_NOFOLLOW``): a ``.lock`` that is a
-symbolic link or a special file is refused, naming it, and never truncated. A run that
+symbolic link or a special file is refused, naming it, and never truncated. A hard link is
+a plain file to ``O_NOFOLLOW``, so the opened file's link count is checked too: a ``.lock``
+with another name (``ln ~/notes.txt results/x/.lock``) is refused the same way, before it is
+locked or written. It cannot be replaced by a new file instead, as the other files of the
+folder are: a lock works only if every run locks the same file. A run that
 swaps the folder for a new one (:func:`~four21sim.study.folder.swap_outputs`) leaves the
 lock file it held in the old folder: a waiting run that then gets that lock sees that the
 file is no longer the folder's and locks the new one instead.
@@ -72,10 +76,21 @@ class FolderLock:
 
     def _open(self) -> int:
         try:
-            return open_plain(self.path, os.O_RDWR | os.O_CREAT)
+            fd = open_plain(self.path, os.O_RDWR | os.O_CREAT)
         except UnsafePath as exc:
             raise UnsafePath(f"--out: {str(self.path)!r} {exc}; the lock of a results folder is a plain file: "
                              "remove it") from None
+        self._refuse_links(fd)
+        return fd
+
+    def _refuse_links(self, fd: int) -> None:
+        """Close ``fd`` and raise :class:`UnsafePath` if its file has another name than the lock's."""
+        # the descriptor's own count, not the name's: what is checked is the file that would be written
+        links = os.fstat(fd).st_nlink
+        if links > 1:
+            os.close(fd)
+            raise UnsafePath(f"--out: {str(self.path)!r} has {links} links (a hard link to a file elsewhere); "
+                             "the lock of a results folder is a plain file of its own: remove it")
 
     def _still_the_folders(self, fd: int) -> bool:
         try:
@@ -108,6 +123,7 @@ class FolderLock:
             if self._still_the_folders(fd):
                 break
             os.close(fd)  # the folder was swapped while we waited: lock the new one
+        self._refuse_links(fd)  # again: a link may have been made while we waited for the holder
         self._fd = fd
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since "
@@ -117,7 +133,9 @@ class FolderLock:
     def release(self) -> None:
         if self._fd is not None:
             try:
-                os.ftruncate(self._fd, 0)  # nobody holds it now
+                # nobody holds it now; a name linked to it meanwhile keeps what it holds
+                if os.fstat(self._fd).st_nlink <= 1:
+                    os.ftruncate(self._fd, 0)
             except OSError:
                 pass
             os.close(self._fd)  # closing the descriptor releases the lock
