@@ -160,6 +160,20 @@ def test_rewrite_replaces_a_hard_link_and_leaves_the_other_name_untouched(done, 
     _assert_replaced(target, tmp_path / "notes.txt", content)
 
 
+def test_a_figure_saved_over_a_hard_link_leaves_the_other_name_untouched(tmp_path):
+    """``figures.save`` is used by the experiments too, on their own paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from four21sim.study.figures import save
+    target = tmp_path / "fig.png"
+    _plant(target, PRECIOUS, tmp_path / "notes.txt")
+    save(plt.figure(), target)
+    _assert_replaced(target, tmp_path / "notes.txt", PRECIOUS)
+    assert target.read_bytes().startswith(b"\x89PNG")
+
+
 def test_a_cache_entry_that_is_a_hard_link_is_replaced_and_the_other_name_untouched(monkeypatch, tmp_path):
     cache = tmp_path / "cache"
     monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(cache))

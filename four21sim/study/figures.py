@@ -12,6 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .._util.atomic import atomic_path
+
 __all__ = ["figure_name", "fpa_figure", "seat_share_figure", "length_figure", "swing_figure", "skill_figure",
            "drinks_figure", "felt_figure", "study_figures", "report_figures", "tournament_heatmap",
            "policy_heatmap", "save"]
@@ -20,9 +22,14 @@ _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
 def save(fig, path: Path) -> Path:
+    """Write ``fig`` to ``path`` (PNG, or the format its suffix names) atomically, and close it.
+
+    Drawn into a new file that then replaces ``path``: a file already there, even a hard link
+    to a file elsewhere, is never written in place.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".").lower() or "png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 
