@@ -122,7 +122,11 @@ def orphaned(path) -> bool:
 
 @contextmanager
 def atomic_path(path):
-    """Yield a temporary path beside ``path``; on success it replaces ``path``, else it is removed."""
+    """Yield a temporary path beside ``path``; on success it replaces ``path``, else it is removed.
+
+    ``path`` itself is never opened: a hard link in its place (a second name of a file
+    elsewhere) is replaced by the new file, and the file elsewhere keeps its content.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)

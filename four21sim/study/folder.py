@@ -13,7 +13,10 @@ What a run touches
     ``figures/NN-title.png``) and its temporary files. Anything else in the folder (notes,
     ``figures/my.png``) is kept as it is. Below ``--out``, a symbolic link or a special file
     (FIFO, device, socket) where a run reads or writes is refused with an error naming it,
-    never followed (:func:`~four21sim._util.atomic.check_tree`, ``O_NOFOLLOW``).
+    never followed (:func:`~four21sim._util.atomic.check_tree`, ``O_NOFOLLOW``). A name a run
+    writes that is a hard link to a file elsewhere is replaced by a new file (every write is a
+    new file renamed into place), so the file elsewhere keeps its content; ``.lock``, which
+    must stay the file every run locks, is refused instead, naming it (:mod:`.lock`).
 
 The swap (:func:`swap_outputs`)
     the new outputs are written into a temporary folder beside the results folder, with
