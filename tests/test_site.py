@@ -3,8 +3,8 @@
 The site is written once for the module (every preset's round answers, the game answers
 of a few token states) and opened from the file system in Debian's Chromium, driven by
 Playwright. Its answers are compared with ``four21sim advise`` (the command's JSON,
-computed in-process), round answers as exact fractions, game answers to the data's
-stated resolution (1e-6).
+computed in-process), round answers as exact fractions, game answers (which the page
+computes from the solver's values of the round's outcomes) to 1e-12.
 
 Without Chromium the browser tests are skipped, with the reason, except in CI (the
 ``CI`` variable, set by .ci/run), where a missing browser fails.
@@ -43,7 +43,7 @@ def _states(v: Variant):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("site") / "site"
-    info = site_mod.build_site(out, states=_states)
+    info = site_mod.build_site(out, variants=list(PRESETS), states=_states)
     return out, info
 
 
@@ -104,22 +104,38 @@ def _rows(page):
     return page.eval_on_selector_all("#keeps tbody tr", """rows => rows.map(r => {
         const c = r.querySelectorAll('td');
         return {keep: c[0].textContent, num: c[1].dataset.num, den: c[1].dataset.den,
-                m: c.length > 2 ? c[2].dataset.m : null}; })""")
+                p: c.length > 2 ? c[2].dataset.p : null}; })""")
 
 
 # ----------------------------------------------------------------- the data, without a browser
-def test_the_data_are_split_so_the_first_view_loads_fast(built):
+def test_a_site_is_a_handful_of_files(built):
     out, info = built
-    first = ["index.html", "site.css", "app.js", "data/index.js", "data/super421/round-beat-611.js"]
-    size = sum((out / f).stat().st_size for f in first)
-    assert size < 150_000, size  # the page, the manifest and one table
-    game = out / "data" / "super421" / "g2" / "0-3-8" / "beat-654.js"
-    assert game.stat().st_size < 30_000
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert info["files"] == len(files) == 4 + 2 * len(PRESETS), files  # the page, the manifest, 2 a variant
+    assert info["bytes"] == sum((out / f).stat().st_size for f in files)
     index = json.loads((out / "data" / "index.js").read_text().split('["index"] = ', 1)[1].rstrip(";\n"))
     assert set(index["variants"]) == set(PRESETS)
     assert index["variants"]["classic"]["game"]["2"]["states"] == [list(s) for s in
                                                                   _states(Variant.from_preset("classic"))]
-    assert info["files"] == sum(1 for p in out.rglob("*") if p.is_file())
+
+
+def test_the_default_site_fits_on_a_phone(tmp_path):
+    # the default build (Super 421, every token state) is fast, so it is measured whole
+    out = tmp_path / "site"
+    info = site_mod.build_site(out)
+    assert list(info["manifest"]["variants"]) == ["super421"]
+    assert len(info["manifest"]["variants"]["super421"]["game"]["2"]["states"]) == 76
+    assert info["files"] == 6
+    assert info["bytes"] < 5_000_000, info["bytes"]
+    assert info["bytes"] < 600_000, info["bytes"]  # today about 0.38 MB: a tenfold margin under the target
+
+
+def test_the_page_offers_the_table_sizes_of_the_rules(built):
+    from four21sim.exact.nplayer import MAX_PLAYERS as GAME_MAX
+    from four21sim.rules.variants import MAX_PLAYERS, MIN_PLAYERS
+    assert built[1]["manifest"]["players"] == {"min": MIN_PLAYERS, "max": MAX_PLAYERS, "game_max": GAME_MAX}
+    app = (built[0] / "app.js").read_text()
+    assert not re.search(r"PLAYERS\s*=\s*\d", app)  # the range is the manifest's, not the page's
 
 
 def test_game_tables_equal_the_advisors_game_keeps():
@@ -218,11 +234,11 @@ def test_the_page_answers_as_the_command_does(page, built, name):
         if s["state"]:
             game = {k["keep"]: k["p_win_game"] for k in want["game"]["keeps"]}
             for r in rows:
-                assert abs(int(r["m"]) / 1e6 - game[r["keep"]]) <= 5e-7 + 1e-12, (s, r)
+                assert abs(float(r["p"]) - game[r["keep"]]) <= 1e-12, (s, r)
             best_game = page.text_content("#best-game")
             assert want["game"]["best"]["keep"] in best_game or (want["game"]["best"]["stop"] and "stop" in best_game)
         else:
-            assert r["m"] is None
+            assert r["p"] is None
 
 
 def test_a_tie_is_called_a_tie_on_the_page(page, built):
