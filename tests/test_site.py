@@ -241,6 +241,65 @@ def test_the_page_answers_as_the_command_does(page, built, name):
             assert r["p"] is None
 
 
+def test_the_pages_game_tables_are_the_librarys_whole(page, built):
+    # every hand, throw and hand to beat of one state, in two variants (exact and at-most followers)
+    from four21sim.exact import two_player
+    from four21sim.rules import dice
+    _open(page, built)
+    for name, state in (("super421", (5, 3, 3)), ("classic", (0, 9, 12))):
+        v = Variant.from_preset(name)
+        sol = two_player.solve(v)
+        pot, mine, theirs = state
+        L = v.throws("charge" if pot else "decharge")
+        lead = site_mod.game_lead(sol, pot, mine, theirs)
+        got = page.evaluate("""async ([name, state, L]) => { const out = {};
+            for (let made = 1; made <= L; made++) for (let h = 0; h < 56; h++) {
+              out[made + "/" + h] = await window.F421.game({variant: name, role: "leader", hand: window.F421DATA.index
+                .hands[h], throws: String(L - made), state: state}); }
+            return out; }""", [name, ",".join(map(str, state)), L])
+        for made in range(1, L + 1):
+            for h in range(56):
+                want = lead[str(made)][h]
+                rows = got[f"{made}/{h}"]
+                assert [k for k, _ in rows] == want[0::2], (name, made, h)
+                assert all(abs(p * 1e6 - m) <= 0.5 + 1e-6 for (_, p), m in zip(rows, want[1::2]))
+        detail = sol.round_detail(pot, theirs, mine)
+        for hl in range(0, 56, 5):
+            beat = site_mod.game_beat(sol, pot, mine, theirs, hl, detail)
+            got = page.evaluate("""async ([name, state, L, hl]) => {
+                const out = {}; const H = window.F421DATA.index.hands;
+                for (let c = 1; c <= L; c++) for (let made = 1; made <= c; made++) for (let h = 0; h < 56; h++) {
+                  out[c + "/" + made + "/" + h] = await window.F421.game({variant: name, role: "follower", hand: H[h],
+                    beat: H[hl], count: String(c), throws: String(c - made), state: state}); }
+                return out; }""", [name, ",".join(map(str, state)), L, hl])
+            for c in range(1, L + 1):
+                for made in range(1, c + 1):
+                    for h in range(56):
+                        want = beat[str(c)][str(made)][h]
+                        rows = got[f"{c}/{made}/{h}"]
+                        assert [k for k, _ in rows] == want[0::2], (name, dice.hand_name(hl), c, made, h)
+                        assert all(abs(p * 1e6 - m) <= 0.5 + 1e-6 for (_, p), m in zip(rows, want[1::2]))
+
+
+def test_the_page_ranks_keeps_as_the_library(page, built):
+    # advisor.keep_order's rule (the first keep within KEEP_TIE of the best, then by value, ties in
+    # HAND_KEEPS order), on values made to tie exactly, within the tolerance, and just outside it
+    from four21sim.advice.advisor import keep_order
+    from four21sim.rules import dice
+    _open(page, built)
+    rng = random.Random(7)
+    cases = []
+    for _ in range(300):
+        h = rng.randrange(56)
+        keeps = [int(k) for k in dice.keeps_of(h)]
+        pool = [0.25, 0.5, 0.5 + 4e-13, 0.5 - 4e-13, 0.5 + 3e-12, 0.75, rng.random()]
+        cases.append((h, {k: rng.choice(pool) for k in keeps}))
+    got = page.evaluate("""cases => cases.map(([h, o]) => window.F421.keepOrder(h,
+        Object.fromEntries(Object.entries(o).map(([k, v]) => [Number(k), v]))))""",
+                        [[h, {str(k): x for k, x in o.items()}] for h, o in cases])
+    assert got == [keep_order(h, o) for h, o in cases]
+
+
 def test_a_tie_is_called_a_tie_on_the_page(page, built):
     _open(page, built, "#variant=classic&role=follower&hand=664&throws=2&beat=551&count=3&state=0,9,12")
     why = page.text_content("#why")

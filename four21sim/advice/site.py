@@ -55,7 +55,15 @@ GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths
 DEFAULT_VARIANTS = ("super421",)  # small enough to send to a phone; --variants all for every preset
 _CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
-_KT = dice.THROW_COUNTS[:dice.FULL_KEEP] / dice.KT_DENOM[:dice.FULL_KEEP, None]  # [keep that throws, next hand]
+
+
+def _keep_values(level: np.ndarray) -> list[float]:
+    """The value of each keep that throws, the next hands worth ``level``: the kernel's sums in the kernel's
+    order (a matrix product rounds otherwise, and keeps that tie would then be ranked by that rounding)."""
+    from ..exact import _two_player_kernels as SK
+    kv = np.empty(dice.FULL_KEEP)
+    SK._keep_values(np.ascontiguousarray(level, dtype=np.float64), kv)
+    return kv.tolist()
 
 
 def data_key(variant: str, *parts: str) -> str:
@@ -119,7 +127,7 @@ def game_lead(sol, pot: int, mine: int, theirs: int) -> dict:
     d = sol.round_detail(pot, mine, theirs)
     out = {str(L): [_ranked_ints(h, {dice.FULL_KEEP + h: float(d["lead_val"][L - 1, h])}) for h in range(_NH)]}
     for made in range(1, L):
-        kv = (_KT @ d["lead_val"][made]).tolist()
+        kv = _keep_values(d["lead_val"][made])
         out[str(made)] = [_ranked_ints(h, _keep_options(h, 1.0 - float(d["foll_val"][h, made - 1]), kv))
                           for h in range(_NH)]
     return out
@@ -149,7 +157,7 @@ def game_beat(sol, pot: int, mine: int, theirs: int, hl: int, detail=None) -> di
         rows = {str(c): [_ranked_ints(h, {dice.FULL_KEEP + h: Wl[c - 1][h]}) for h in range(_NH)]}
         for made in range(1, c):
             nxt = d["foll_lv"][hl, c - 1, made] if made + 1 < c else W[c - 1, c - 1]
-            kv = (_KT @ nxt).tolist()
+            kv = _keep_values(nxt)
             rows[str(made)] = [_ranked_ints(h, _keep_options(h, Wl[made - 1][h] if may_stop else None, kv))
                                for h in range(_NH)]
         out[str(c)] = rows

@@ -583,6 +583,12 @@
     render(p);
   }
 
+  // for the tests (tests/test_site.py): the game answer of a situation, and the ranking, as the page computes them
+  window.F421 = {
+    keepOrder,
+    async game(p) { const s = situation(p); return (await gameRows(s)).map((k) => [k.k, k.p]); },
+  };
+
   // ------------------------------------------------------------------ start
   options($("variant"), Object.keys(M.variants), Object.values(M.variants).map((v) => v.describe));
   const counts = Array.from({ length: PLAYERS.max - PLAYERS.min + 1 }, (_, i) => i + PLAYERS.min);
