@@ -308,24 +308,64 @@ def test_a_tie_is_called_a_tie_on_the_page(page, built):
     assert "four21sim advise 664 --variant classic --beat 551 --count 3 --throws-left 2 --state 0,9,12" in why
 
 
-def test_a_phone_sized_viewport_needs_no_sideways_scroll(browser, built, tmp_path):
-    ctx = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2, is_mobile=True,
+_CUT = """() => { const W = window.innerWidth; const out = [];
+    for (const e of document.querySelectorAll('select, input, button, summary, #keeps, .best p, code')) {
+      if (e.offsetParent === null) continue;  // hidden
+      const r = e.getBoundingClientRect();
+      if (r.left < 0 || r.right > W + 0.5) out.push(e.id || e.tagName + ': outside the viewport');
+      if (e.tagName === 'SELECT') {  // the box is as wide as the longest choice needs
+        const have = e.offsetWidth; const old = e.style.cssText;
+        e.style.cssText = 'width: auto !important; max-width: none !important';
+        const need = e.offsetWidth; e.style.cssText = old;
+        if (need > have + 0.5) out.push(e.id + ': cut (' + need + ' px needed, ' + have + ' px)');
+      }
+    }
+    return out; }"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+@pytest.mark.parametrize("hash_", [
+    "#variant=super421&role=follower&hand=543&throws=1&beat=654&count=3&state=0,3,8",
+    "#variant=classic&role=leader&hand=631&throws=2&phase=decharge&players=8",
+    "#variant=montreal&role=follower&hand=421&throws=0&beat=654&count=1&phase=charge&players=5",
+])
+def test_a_phone_sized_viewport_cuts_nothing(browser, built, width, hash_):
+    ctx = browser.new_context(viewport={"width": width, "height": 740}, device_scale_factor=2, is_mobile=True,
                               has_touch=True)
     pg = ctx.new_page()
     try:
-        _open(pg, built, "#variant=super421&role=follower&hand=543&throws=1&beat=654&count=3&state=0,3,8")
-        assert pg.evaluate("document.documentElement.scrollWidth") <= 360
-        for sel in ("#hand", "#beat", "#throws", "#best-round", "#best-game", "#keeps"):
-            box = pg.locator(sel).bounding_box()
-            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360 + 0.5, sel
+        _open(pg, built, hash_)
+        pg.wait_for_selector("#keeps")
+        assert pg.evaluate("document.documentElement.scrollWidth") <= width
+        assert pg.evaluate(_CUT) == []
         # tap targets of the form are at least 2.2 rem (about 37 px) high
-        heights = pg.eval_on_selector_all("select, input:not([type=radio])", "es => es.map(e => e.offsetHeight)")
+        heights = pg.eval_on_selector_all("select, input:not([type=radio])",
+                                          "es => es.filter(e => e.offsetParent !== null).map(e => e.offsetHeight)")
         assert min(heights) >= 36
         pg.click("#sheet summary")
-        assert pg.evaluate("document.documentElement.scrollWidth") <= 360
-        pg.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= width
+        assert pg.evaluate(_CUT) == []
     finally:
         ctx.close()
+
+
+def test_the_page_offers_2_to_8_players_and_says_where_the_game_answer_is(page, built):
+    _open(page, built, "#variant=super421&role=follower&hand=543&throws=1&beat=654&count=3&state=0,3,8")
+    assert page.eval_on_selector_all("#players option", "os => os.map(o => o.value)") == [str(n) for n in range(2, 9)]
+    assert "Both answers" in page.text_content("#why") or "They differ" in page.text_content("#why")
+    _go(page, "#variant=super421&role=follower&hand=543&throws=1&beat=654&count=3&phase=decharge&players=4")
+    why = page.text_content("#why")
+    assert "The game answer for 3 to 6 players" in why
+    assert ("four21sim advise 543 --variant super421 --beat 654 --count 3 --throws-left 1 --players 4 --seat SEAT "
+            "--state pot=P,t0=T0,t1=T1,t2=T2,t3=T3,leader=SEAT") in why
+    assert "four21sim advise 543 --variant super421 --beat 654 --count 3 --throws-left 1 --players 4 --phase " \
+           "decharge" in page.text_content("#cli")
+    assert page.locator("#best-game").count() == 0
+    _go(page, "#variant=super421&role=leader&hand=543&throws=1&phase=charge&players=7")
+    assert "No exact game answer at 7 players (the solvers go up to 6)" in page.text_content("#why")
+    _open(page, built, "#variant=super421&hand=543&players=9")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "players: '9' is not allowed; allowed: 2 to 8" in page.text_content("#error")
 
 
 def test_keyboard_only(page, built):

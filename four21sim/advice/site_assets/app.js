@@ -527,6 +527,9 @@
     options($("throws"), left, left.map((m) => m + " (after throw " + (c - m) + ")"),
             throws !== undefined ? throws : undefined);
     $("state-help").textContent = g ? "adding up to " + v.tokens + "; leave empty for the round answer only" : "";
+    const withGame = Object.keys(v.game).join(", ");
+    $("players-help").textContent = g ? "the game answer with the tokens below"
+      : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
   }
 
   function formParams() {
@@ -592,8 +595,7 @@
   // ------------------------------------------------------------------ start
   options($("variant"), Object.keys(M.variants), Object.values(M.variants).map((v) => v.describe));
   const counts = Array.from({ length: PLAYERS.max - PLAYERS.min + 1 }, (_, i) => i + PLAYERS.min);
-  options($("players"), counts, counts.map((n) => n + (M.variants[Object.keys(M.variants)[0]].game[String(n)] ? ""
-    : " (round answer only)")));
+  options($("players"), counts);
   $("generator").textContent = M.generator;
   form.addEventListener("input", onForm);
   form.addEventListener("change", onForm);
