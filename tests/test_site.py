@@ -175,6 +175,40 @@ def test_the_command_refuses_a_folder_that_is_not_a_site(tmp_path):
     assert proc.returncode == 2 and "'nope'" in proc.stderr and not (tmp_path / "s").exists()
 
 
+def test_the_command_prints_one_progress_line_and_the_size(tmp_path):
+    out = tmp_path / "s"
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines() == ["writing the site: 100% (134/134 steps)"]  # not a terminal: one line
+    line, = proc.stdout.strip().splitlines()
+    n = sum(1 for p in out.rglob("*") if p.is_file())
+    mb = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
+    assert re.fullmatch(rf"wrote {n} files, {mb:.1f} MB to {re.escape(str(out))} in \d+ s; open "
+                        rf"{re.escape(str(out))}/index.html \(or serve the folder: docs/site.md\)", line), line
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(out), "--quiet", "--no-game"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stderr == "" and len(proc.stdout.splitlines()) == 1
+    import io
+
+    from four21sim.cli.site import _Progress
+    tty = io.StringIO()
+    tty.isatty = lambda: True
+    bar = _Progress(tty, verbose=False, quiet=False)
+    for i in range(1, 4):
+        bar(i, 3, "step")
+    bar.close()
+    assert tty.getvalue().count("\n") == 1 and tty.getvalue().count("\r") == 3  # rewritten in place
+
+
+def test_variants_all_is_every_preset(tmp_path):
+    from four21sim.cli.site import _variants
+    assert _variants("all") == list(PRESETS)
+    assert _variants("classic, super421,classic") == ["classic", "super421"]
+    with pytest.raises(ValueError, match=r"^--variants: 'al' is not allowed; allowed: super421, .*, or all$"):
+        _variants("al")
+
+
 # ----------------------------------------------------------------- in the browser
 def test_the_address_opens_a_situation(page, built):
     # 631 behind 611, two throws left (exact followers): keep the 1; P = 7/48 (1/6 of a 1 making a fiche x11
