@@ -16,7 +16,7 @@ the 2-player game answer of a round from the solver's values of the round's outc
 ``data/<variant>/g2.js``
     the 2-player game (:mod:`four21sim.exact.two_player`): how every pair of final hands
     ends the round (who pays, how many tokens: :func:`outcome_code`, once per phase) and,
-    per token state, P(win the game) after each outcome (:func:`outcome_values`). From
+    per token state, P(win the game) after each outcome (:func:`state_values`). From
     these the page plays the round backwards exactly as the solver's kernel does
     (``round_value``: same operations in the same order, in double precision) and ranks
     the keeps as :func:`four21sim.advice.advisor.keep_order` does.
