@@ -1,28 +1,30 @@
 """The advisor as a static site: one page for a phone at the bar (``four21sim site --out DIR``).
 
 The page (``index.html``, ``site.css``, ``app.js``, shipped in ``advice/site_assets/``)
-holds no rule and computes no chance: every keep, its order and its number come from
-the data files written here, which are the library's exact tables:
+holds no rule. It reads the round answers from the data files written here, and computes
+the 2-player game answer of a round from the solver's values of the round's outcomes:
 
 ``data/index.js``
-    the manifest: the hands, the keeps of each hand and how the advisor writes them, and
-    per variant its rules, its ranking, its throw limits, the notes of its cheat sheet and
-    the token states with a game answer (per player count).
-``data/<variant>/round-lead.js``
-    the leader's round answer (:func:`four21sim.exact.odds.leader_round`) for every throw
-    limit of the variant, throws left and hand: every keep, best first, as an exact
-    fraction (numerators over one denominator per table).
-``data/<variant>/round-beat-<hand>.js``
-    a follower's round answer against one hand to beat: P(beat it) of every keep.
-``data/<variant>/g2/<pot>-<mine>-<theirs>/lead.js`` and ``.../beat-<hand>.js``
-    the 2-player game answer in one token state (:mod:`four21sim.exact.two_player`), for
-    the leader, and for a follower behind the leader's hand: P(win the game) of every
-    keep, best first, in millionths.
+    the manifest: the hands, the keeps of each hand and how the advisor writes them, the
+    throw table (which hands a throw gives, as exact counts over 216, 36 or 6), the table
+    sizes the page accepts, and per variant its rules, its ranking, its throw limits, the
+    notes of its cheat sheet and the token states with a game answer (per player count).
+``data/<variant>/round.js``
+    the round answers (:func:`four21sim.exact.odds.keep_advice`): the leader's
+    (:func:`round_lead`) and a follower's against each hand to beat (:func:`round_beat`),
+    every keep best first as an exact fraction (numerators over one denominator per table).
+``data/<variant>/g2.js``
+    the 2-player game (:mod:`four21sim.exact.two_player`): how every pair of final hands
+    ends the round (who pays, how many tokens: :func:`outcome_code`, once per phase) and,
+    per token state, P(win the game) after each outcome (:func:`state_values`). From
+    these the page plays the round backwards exactly as the solver's kernel does
+    (``round_value``: same operations in the same order, in double precision) and ranks
+    the keeps as :func:`four21sim.advice.advisor.keep_order` does.
 
 Each file is a script that stores one object in ``window.F421DATA[key]``: a page opened
 from the file system may load scripts but not read JSON. The page loads the manifest
-first, then the one or two files a situation needs. Adding a player count is adding
-``g<n>/`` folders and their entry in the manifest (docs/site.md).
+first, then the one or two files a situation needs. Adding a player count is adding a
+``g<n>.js`` file and its entry in the manifest (docs/site.md).
 """
 
 from __future__ import annotations
@@ -46,12 +48,22 @@ from .advisor import keep_order
 from .explain import NEAR_TIE, outcome_values, round_table
 
 __all__ = ["ASSETS", "GAME_SCALE", "build_site", "manifest", "round_lead", "round_beat", "game_lead", "game_beat",
-           "game_states", "data_key"]
+           "game_states", "data_key", "outcome_code", "state_values", "player_range", "DEFAULT_VARIANTS"]
 
 ASSETS = ("index.html", "site.css", "app.js")
-GAME_SCALE = 1_000_000  # game answers are stored in millionths of a probability (0.0001 percentage point)
+GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths (the tests' reference tables)
+DEFAULT_VARIANTS = ("super421",)  # small enough to send to a phone; --variants all for every preset
+_CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
-_KT = dice.THROW_COUNTS[:dice.FULL_KEEP] / dice.KT_DENOM[:dice.FULL_KEEP, None]  # [keep that throws, next hand]
+
+
+def _keep_values(level: np.ndarray) -> list[float]:
+    """The value of each keep that throws, the next hands worth ``level``: the kernel's sums in the kernel's
+    order (a matrix product rounds otherwise, and keeps that tie would then be ranked by that rounding)."""
+    from ..exact import _two_player_kernels as SK
+    kv = np.empty(dice.FULL_KEEP)
+    SK._keep_values(np.ascontiguousarray(level, dtype=np.float64), kv)
+    return kv.tolist()
 
 
 def data_key(variant: str, *parts: str) -> str:
@@ -106,13 +118,16 @@ def _keep_options(h: int, stop_value: float | None, kv: np.ndarray) -> dict:
 
 def game_lead(sol, pot: int, mine: int, theirs: int) -> dict:
     """The leader's game answer in one state: ``{str(made): [flat keeps per hand]}``, made 1 to the limit
-    (the values of :func:`four21sim.exact.two_player.leader_keep_values`, computed for every hand at once)."""
+    (the values of :func:`four21sim.exact.two_player.leader_keep_values`, computed for every hand at once).
+
+    Not written to the site (the page computes these from :func:`state_values`): the reference the tests
+    hold the page's tables to, whole."""
     v = sol.variant
     L = v.charge_throws if pot else v.decharge_throws
     d = sol.round_detail(pot, mine, theirs)
     out = {str(L): [_ranked_ints(h, {dice.FULL_KEEP + h: float(d["lead_val"][L - 1, h])}) for h in range(_NH)]}
     for made in range(1, L):
-        kv = (_KT @ d["lead_val"][made]).tolist()
+        kv = _keep_values(d["lead_val"][made])
         out[str(made)] = [_ranked_ints(h, _keep_options(h, 1.0 - float(d["foll_val"][h, made - 1]), kv))
                           for h in range(_NH)]
     return out
@@ -129,7 +144,8 @@ def _follower_terminal(sol, pot: int, mine: int, theirs: int, hl: int) -> np.nda
 
 def game_beat(sol, pot: int, mine: int, theirs: int, hl: int, detail=None) -> dict:
     """A follower's game answer behind a leader who stopped on ``hl``: ``{str(count): {str(made): [...]}}``
-    (the values of :func:`four21sim.exact.two_player.follower_keep_values`, every hand at once)."""
+    (the values of :func:`four21sim.exact.two_player.follower_keep_values`, every hand at once; the tests'
+    reference for the page, as :func:`game_lead`)."""
     v = sol.variant
     L = v.charge_throws if pot else v.decharge_throws
     d = detail if detail is not None else sol.round_detail(pot, theirs, mine)
@@ -141,7 +157,7 @@ def game_beat(sol, pot: int, mine: int, theirs: int, hl: int, detail=None) -> di
         rows = {str(c): [_ranked_ints(h, {dice.FULL_KEEP + h: Wl[c - 1][h]}) for h in range(_NH)]}
         for made in range(1, c):
             nxt = d["foll_lv"][hl, c - 1, made] if made + 1 < c else W[c - 1, c - 1]
-            kv = (_KT @ nxt).tolist()
+            kv = _keep_values(nxt)
             rows[str(made)] = [_ranked_ints(h, _keep_options(h, Wl[made - 1][h] if may_stop else None, kv))
                                for h in range(_NH)]
         out[str(c)] = rows
@@ -155,6 +171,32 @@ def game_states(variant: Variant) -> list[tuple[int, int, int]]:
             if pot or (a and T - a)]
 
 
+def outcome_code(variant: Variant, phase: str) -> dict:
+    """How every pair of final hands ends a 2-player round (:func:`four21sim.exact.two_player.round_table`), as
+    two strings of one character per ``[leader hand, count-1, follower hand, follower throws-1]``
+    (56 x 3 x 56 x 3): ``code`` (``code + 1``: 0 where the follower would throw more than the leader, 1 the
+    leader loses, 2 the follower loses, 3 a tie) and ``pay`` (the payout), digits of ``_CODE_DIGITS``."""
+    code, pay = round_table(variant, phase)
+    if pay.max() >= len(_CODE_DIGITS):
+        raise ValueError(f"payout {pay.max()} does not fit the page's outcome digits")
+    return {"code": "".join(_CODE_DIGITS[d] for d in (code + 1).ravel().tolist()),
+            "pay": "".join(_CODE_DIGITS[d] for d in pay.ravel().tolist())}
+
+
+def state_values(sol, pot: int, a: int, b: int) -> list[list[float]]:
+    """``[leader loses, follower loses][pay]``: the leader's P(win the game) after the round from state
+    ``(pot, a, b)`` (the leader holding ``a``), the solver's values as doubles (JSON round-trips them exactly)."""
+    vals, _, _ = outcome_values(sol, pot, a, b)
+    return [[float(x) for x in row] for row in vals]
+
+
+def player_range() -> dict:
+    """The table sizes the page accepts (those of the rules), and those with a game answer somewhere."""
+    from ..exact.nplayer import MAX_PLAYERS as GAME_MAX
+    from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
+    return {"min": MIN_PLAYERS, "max": MAX_PLAYERS, "game_max": GAME_MAX}
+
+
 def _variant_entry(name: str, v: Variant, players: dict) -> dict:
     return {"name": name, "describe": v.describe(), "options": v.options(), "tokens": v.tokens,
             "followers": v.followers, "limits": {"charge": v.charge_throws, "decharge": v.decharge_throws},
@@ -163,12 +205,25 @@ def _variant_entry(name: str, v: Variant, players: dict) -> dict:
             "game": players}
 
 
+def _throw_table() -> dict:
+    """The throws of the keeps that throw, sparse, in the kernel's order (``dice.KT_START``/``KT_HAND``): the
+    page sums ``count / denom * value`` in that order, as ``_two_player_kernels._keep_values`` does."""
+    n = dice.FULL_KEEP
+    end = int(dice.KT_START[n])
+    return {"start": [int(x) for x in dice.KT_START[:n + 1]], "hand": [int(x) for x in dice.KT_HAND[:end]],
+            "count": [int(x) for x in dice.KT_COUNT[:end]], "denom": [int(x) for x in dice.KT_DENOM[:n]],
+            "first": [int(x) for x in dice.THROW_COUNTS[0]], "first_denom": 216}
+
+
 def manifest(variants: dict[str, Variant], games: dict[str, dict]) -> dict:
-    """The site's index: hands, keeps and their labels, and one entry per variant."""
+    """The site's index: hands, keeps (in ``dice.HAND_KEEPS`` order) and their labels, the throw table, the
+    table sizes, and one entry per variant."""
+    from ..exact.two_player import KEEP_TIE
     keeps = [[[int(k), dice.keep_label(h, int(k)), bool(k == dice.FULL_KEEP + h)] for k in dice.keeps_of(h)]
              for h in range(_NH)]
     return {"generator": f"four21sim {__version__}", "hands": [dice.hand_name(h) for h in range(_NH)],
-            "keeps": keeps, "near_tie": NEAR_TIE, "game_scale": GAME_SCALE,
+            "keeps": keeps, "full_keep": dice.FULL_KEEP, "throws": _throw_table(), "keep_tie": KEEP_TIE,
+            "near_tie": NEAR_TIE, "players": player_range(),
             "variants": {n: _variant_entry(n, v, games.get(n, {})) for n, v in variants.items()}}
 
 
@@ -188,24 +243,9 @@ class _Writer:
         self.bytes += len(text.encode())
 
 
-def _write_game(w: _Writer, name: str, v: Variant, states, progress) -> dict:
-    from ..exact import two_player
-    sol = two_player.solve(v)
-    for pot, mine, theirs in states:
-        where = f"{pot}-{mine}-{theirs}"
-        w.put(data_key(name, "g2", where, "lead"), game_lead(sol, pot, mine, theirs))
-        detail = sol.round_detail(pot, theirs, mine)
-        for hl in range(_NH):
-            w.put(data_key(name, "g2", where, f"beat-{dice.hand_name(hl)}"),
-                  game_beat(sol, pot, mine, theirs, hl, detail))
-        if progress:
-            progress(f"{name}: game answers, state {where}")
-    return {"2": {"fields": ["pot", "mine", "theirs"], "states": [list(s) for s in states],
-                  "folder": "g2", "solver": "four21sim.exact.two_player (exact, both players optimal)"}}
-
-
 def build_site(out: str | Path, variants: Sequence[str] | None = None, game: bool = True,
-               states: Callable[[Variant], list] | None = None, progress: Callable[[str], None] | None = None) -> dict:
+               states: Callable[[Variant], list] | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> dict:
     """Write the static site to the folder ``out`` (created; an existing site there is replaced).
 
     Parameters
@@ -213,43 +253,69 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
     out : path
         The folder to write: open ``out/index.html`` from the file system or put the folder on any static host.
     variants : list of str, optional
-        Preset names (default: every preset).
+        Preset names (default: :data:`DEFAULT_VARIANTS`, Super 421 alone).
     game : bool
-        Include the 2-player game answers (the bulk of the data).
+        Include the 2-player game answers.
     states : callable, optional
         ``states(variant) -> [(pot, mine, theirs), ...]``: the token states to include (default: every live state).
     progress : callable, optional
-        Called with a line of text as the work goes on.
+        ``progress(done, total, what)``, called as the work goes on (``total`` steps: a hand to beat's round
+        answers, the leader's, a variant's solve, a token state's values).
 
     Returns
     -------
     dict
         ``{"files": n, "bytes": n, "manifest": ...}``.
     """
-    names = list(variants) if variants is not None else list(PRESETS)
+    names = list(variants) if variants is not None else list(DEFAULT_VARIANTS)
     for n in names:
         if n not in PRESETS:
             raise ValueError(f"variants: {n!r} is not allowed; allowed: {', '.join(PRESETS)}")
     vs = {n: as_variant(n) for n in names}
+    picked = {n: (states(v) if states else game_states(v)) if game else [] for n, v in vs.items()}
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "data" / "index.js").is_file())):
         raise ValueError(f"--out: {str(out)!r} holds something else than a site; "
                          "allowed: a new or empty folder, or a site written before")
     if not out.parent.is_dir():
         raise ValueError(f"--out: the folder {str(out.parent)!r} does not exist")
+    total = sum(_NH + 1 + (1 + len(picked[n]) if game else 0) for n in names)
+    done = 0
+
+    def step(what: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total, what)
+
     # written beside the target and swapped in whole: a stopped build leaves the old site as it was
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         w = _Writer(tmp)
         games = {}
         for name, v in vs.items():
-            w.put(data_key(name, "round-lead"), round_lead(v))
+            rounds = {"lead": round_lead(v), "beat": {}}
+            step(f"{name}: the leader's round answers")
             for t in range(_NH):
-                w.put(data_key(name, f"round-beat-{dice.hand_name(t)}"), round_beat(v, t))
-            if progress:
-                progress(f"{name}: round answers")
+                rounds["beat"][dice.hand_name(t)] = round_beat(v, t)
+                step(f"{name}: round answers against {dice.hand_name(t)}")
+            w.put(data_key(name, "round"), rounds)
             if game:
-                games[name] = _write_game(w, name, v, states(v) if states else game_states(v), progress)
+                from ..exact import two_player
+                sol = two_player.solve(v)
+                step(f"{name}: the 2-player game solved")
+                vals = {}
+                for pot, a, b in picked[name]:
+                    # the leader's values from both sides: a follower's round is led by the opponent
+                    for x, y in ((a, b), (b, a)):
+                        vals.setdefault(f"{pot}-{x}-{y}", state_values(sol, pot, x, y))
+                    step(f"{name}: game values, state {pot}-{a}-{b}")
+                phases = sorted({"charge" if pot else "decharge" for pot, _, _ in picked[name]})
+                w.put(data_key(name, "g2"), {"outcomes": {ph: outcome_code(v, ph) for ph in phases},
+                                             "values": vals})
+                games[name] = {"2": {"fields": ["pot", "mine", "theirs"],
+                                     "states": [list(st) for st in picked[name]], "file": "g2",
+                                     "solver": "four21sim.exact.two_player (exact, both players optimal)"}}
         index = manifest(vs, games)
         w.put("index", index)
         assets = resources.files("four21sim.advice") / "site_assets"

@@ -17,51 +17,94 @@ from ._common import add_version, run
 PROG = "four21sim site"
 
 _EPILOG = """examples:
-  four21sim site --out table-site                 # every preset, round and 2-player game answers
-  four21sim site --out small --variants super421 --no-game
+  four21sim site --out table-site                 # Super 421 with the 2-player game answer: about 0.4 MB, 6 files
+  four21sim site --out table-site --variants all  # every preset
+  four21sim site --out small --variants super421,classic --no-game
 
-Open DIR/index.html from the file system, or put DIR on any static host. A situation can
-be given in the address: index.html#variant=super421&role=follower&hand=631&throws=2&beat=611
-(and &state=POT,MINE,THEIRS for the game answer). docs/site.md describes the address, the
-data files and their sizes.
+Open DIR/index.html from the file system, or put DIR on any static host; to use it on a phone,
+serve it (python -m http.server in DIR, then the computer's address from the phone on the same
+Wi-Fi) or put it on a static host (GitHub Pages). A situation can be given in the address:
+index.html#variant=super421&role=follower&hand=631&throws=2&beat=611 (and &state=POT,MINE,THEIRS
+for the game answer). docs/site.md describes the address, the data files and their sizes.
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..advice.site import DEFAULT_VARIANTS
     p = argparse.ArgumentParser(
         prog=PROG, description="Write the advisor as a self-contained static site: one page (HTML, CSS, a little "
                                "JavaScript) and the exact tables it reads.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", metavar="DIR", required=True,
                    help="the folder to write (new, empty, or a site written before, which is replaced whole)")
-    p.add_argument("--variants", metavar="LIST", default=",".join(PRESETS),
-                   help=f"comma-separated presets (default: all: {','.join(PRESETS)})")
+    p.add_argument("--variants", metavar="LIST", default=",".join(DEFAULT_VARIANTS),
+                   help=f"comma-separated presets among {','.join(PRESETS)}, or 'all' "
+                        f"(default: {','.join(DEFAULT_VARIANTS)})")
     p.add_argument("--no-game", action="store_true",
-                   help="leave out the 2-player game answers (the bulk of the data): round answers only")
-    p.add_argument("--quiet", action="store_true", help="print only the summary line")
+                   help="leave out the 2-player game answers: round answers only")
+    talk = p.add_mutually_exclusive_group()
+    talk.add_argument("--quiet", action="store_true", help="print only the summary line")
+    talk.add_argument("--verbose", action="store_true", help="print a line per step instead of one progress line")
     add_version(p)
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from ..advice.site import build_site
-    args = build_parser().parse_args(argv)
-    names = [n.strip() for n in args.variants.split(",") if n.strip()]
+def _variants(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return list(PRESETS)
+    allowed = f"{', '.join(PRESETS)}, or all"
     if not names:
-        raise ValueError(f"--variants: {args.variants!r} is not allowed; allowed: presets among {', '.join(PRESETS)}")
+        raise ValueError(f"--variants: {text!r} is not allowed; allowed: presets among {allowed}")
     bad = [n for n in names if n not in PRESETS]
     if bad:
-        raise ValueError(f"--variants: {bad[0]!r} is not allowed; allowed: {', '.join(PRESETS)}")
+        raise ValueError(f"--variants: {bad[0]!r} is not allowed; allowed: {allowed}")
+    return list(dict.fromkeys(names))
 
-    def progress(line: str) -> None:
-        if not args.quiet:
-            print(line, file=sys.stderr, flush=True)
 
+class _Progress:
+    """One progress line on stderr: rewritten in place on a terminal, printed at most every tenth otherwise."""
+
+    def __init__(self, stream, verbose: bool, quiet: bool):
+        self.stream, self.verbose, self.quiet = stream, verbose, quiet
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.shown = -1
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if self.quiet:
+            return
+        if self.verbose:
+            print(f"[{done}/{total}] {what}", file=self.stream, flush=True)
+            return
+        pct = 100 * done // total
+        if self.tty:
+            print(f"\r\033[Kwriting the site: {pct}% ({done}/{total} steps)", end="", file=self.stream, flush=True)
+        elif done == total:
+            # a log gets one line, once the work is done; a terminal gets the line rewritten in place
+            print(f"writing the site: {pct}% ({done}/{total} steps)", file=self.stream, flush=True)
+        self.shown = pct
+
+    def close(self) -> None:
+        if self.tty and self.shown >= 0 and not self.verbose and not self.quiet:
+            print(file=self.stream, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import time
+
+    from ..advice.site import build_site
+    args = build_parser().parse_args(argv)
+    names = _variants(args.variants)
+    progress = _Progress(sys.stderr, args.verbose, args.quiet)
+    start = time.monotonic()
     try:
         out = build_site(args.out, names, game=not args.no_game, progress=progress)
     except OSError as exc:
         raise ValueError(f"--out: cannot write {args.out!r} ({exc.strerror or exc})") from None
-    print(f"wrote {args.out}: {out['files']} files, {out['bytes'] / 1e6:.1f} MB; open {args.out}/index.html")
+    finally:
+        progress.close()
+    print(f"wrote {out['files']} files, {out['bytes'] / 1e6:.1f} MB to {args.out} in "
+          f"{time.monotonic() - start:.0f} s; open {args.out}/index.html (or serve the folder: docs/site.md)")
     return 0
 
 

@@ -1,13 +1,15 @@
-/* 421 at the table: the advisor's page. It holds no rule and computes no chance: every keep,
-   its order and its number are read from the data files four21sim writes (data/index.js and the
-   files it names; docs/site.md). Data files are scripts, so that the page works from file://. */
+/* 421 at the table: the advisor's page. It holds no rule. The round answers (every keep, its order,
+   its exact fraction) are read from the data files four21sim writes; the 2-player game answer is
+   computed here from the solver's values of the round's outcomes, by the solver kernel's own backward
+   induction over the round (same operations, same order, in double precision), and the keeps are
+   ranked as advisor.keep_order ranks them (docs/site.md). Data files are scripts, so that the page
+   works from file://. */
 (function () {
   "use strict";
   const DATA = (window.F421DATA = window.F421DATA || {});
   const M = DATA.index;
   const $ = (id) => document.getElementById(id);
   const FIELD_LABELS = { pot: "pot", mine: "yours", theirs: "opponent's" };
-  const MAX_PLAYERS = 8;
 
   if (!M) {
     $("loading").textContent = "The tables (data/index.js) are missing: write the site with four21sim site --out DIR.";
@@ -20,6 +22,7 @@
     row.forEach(([k, label, stop]) => { o[k] = { label, stop }; });
     return o;
   });
+  const PLAYERS = M.players;
 
   // ------------------------------------------------------------------ loading data files
   const pending = {};
@@ -53,13 +56,153 @@
     return q;
   }
   const pctRound = (num, den) => hundredths(halfEven(BigInt(num) * 10000n, BigInt(den)));
-  const pctGame = (m) => hundredths(halfEven(BigInt(m), 100n));
+  const pctGame = (p) => (100 * p).toFixed(2) + "%"; // as the command line: f"{100 * p:.2f}%"
   function gcd(a, b) { while (b) { [a, b] = [b, a % b]; } return a; }
   function fraction(num, den) {
     const g = gcd(BigInt(num), BigInt(den)) || 1n;
     return (BigInt(num) / g).toString() + (BigInt(den) / g === 1n ? "" : "/" + (BigInt(den) / g).toString());
   }
   const pp = (x) => (100 * x).toFixed(2) + " pp";
+
+  // ------------------------------------------------------------------ the 2-player round, played backwards
+  // The solver kernel's round_value (four21sim/exact/_two_player_kernels.py), step for step: the same
+  // sums in the same order on the same doubles, so that its ties (within keep_tie) fall the same way.
+  const NH = M.hands.length;
+  const FULL = M.full_keep;
+  const TIE = M.keep_tie;
+  const HAND_KEEPS = M.keeps.map((row) => row.map(([k]) => k)); // stop first, then more dice kept
+  const TT = M.throws;
+  const KT_PROB = new Float64Array(TT.count.length); // count / denom of the entry's keep, as the kernel's _KT_PROB
+  for (let k = 0; k < FULL; k++) for (let i = TT.start[k]; i < TT.start[k + 1]; i++) KT_PROB[i] = TT.count[i] / TT.denom[k];
+  const P0 = TT.first.map((c) => c / TT.first_denom);
+  const DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+
+  function keepValues(level) { // kv[k]: the value of throwing with keep k, the next hands worth level[]
+    const kv = new Float64Array(FULL);
+    for (let k = 0; k < FULL; k++) {
+      let acc = 0.0;
+      for (let i = TT.start[k]; i < TT.start[k + 1]; i++) acc += KT_PROB[i] * level[TT.hand[i]];
+      kv[k] = acc;
+    }
+    return kv;
+  }
+  function bestValue(h, stop, kv, first) { // the kernel's _best_keep: ties within TIE go to the earlier keep
+    let best = -1.0;
+    for (let i = first; i < HAND_KEEPS[h].length; i++) {
+      const k = HAND_KEEPS[h][i];
+      const v = k === FULL + h ? stop : kv[k];
+      if (v > best + TIE) best = v;
+    }
+    return best;
+  }
+  // advisor.keep_order: the first keep (HAND_KEEPS order) within TIE of the best, then by value
+  function keepOrder(h, opts) {
+    const order = HAND_KEEPS[h].filter((k) => k in opts);
+    const top = Math.max(...order.map((k) => opts[k]));
+    const best = order.find((k) => opts[k] >= top - TIE);
+    const pos = {};
+    order.forEach((k, i) => { pos[k] = i; });
+    const rest = order.filter((k) => k !== best).sort((a, b) => (opts[b] - opts[a]) || (pos[a] - pos[b]));
+    return [best, ...rest];
+  }
+
+  const decoded = {};
+  function outcomes(vname, g2, phase) { // code + 1 and pay, per [leader hand][count-1][hand][throws-1]
+    const key = vname + "/" + phase;
+    if (!decoded[key]) {
+      const dec = (text) => Int8Array.from(text, (ch) => DIGITS.indexOf(ch));
+      decoded[key] = { code: dec(g2.outcomes[phase].code), pay: dec(g2.outcomes[phase].pay) };
+    }
+    return decoded[key];
+  }
+
+  const solved = {};
+  // the round from state (pot, a, b), the leader holding a: every value the page shows
+  function roundSolver(v, g2, pot, a, b) {
+    const key = v.name + "/" + pot + "-" + a + "-" + b;
+    if (solved[key]) return solved[key];
+    const [vl, vf] = g2.values[pot + "-" + a + "-" + b];
+    const phase = pot ? "charge" : "decharge";
+    const L = v.limits[phase];
+    const first = v.followers === "exact" ? 1 : 0; // exact followers may not stop early
+    const oc = outcomes(v.name, g2, phase);
+    const foll = {};
+    function follower(hL, c) { // wf[f-1][h]: stopping on h after f throws; lv[made][h]: holding h after made
+      const fk = hL * 4 + c;
+      if (foll[fk]) return foll[fk];
+      const wf = [];
+      for (let f = 1; f <= c; f++) {
+        const row = new Float64Array(NH);
+        for (let h = 0; h < NH; h++) {
+          const i = ((hL * 3 + c - 1) * NH + h) * 3 + f - 1;
+          const code = oc.code[i] - 1;
+          const p = oc.pay[i];
+          const w = code === 0 ? vl[p] : code === 1 ? vf[p] : 0.5 * (vl[p] + vf[p]);
+          row[h] = 1.0 - w;
+        }
+        wf.push(row);
+      }
+      const lv = {};
+      let level = wf[c - 1];
+      for (let made = c - 1; made > 0; made--) {
+        const kv = keepValues(level);
+        const next = new Float64Array(NH);
+        for (let h = 0; h < NH; h++) next[h] = bestValue(h, wf[made - 1][h], kv, first);
+        lv[made] = next;
+        level = next;
+      }
+      let acc = 0.0;
+      for (let h = 0; h < NH; h++) acc += P0[h] * level[h];
+      foll[fk] = { wf, lv, value: acc };
+      return foll[fk];
+    }
+    let leadVal = null;
+    let U = null;
+    function leader() { // U[c-1][h]: stopping on h after c throws; leadVal[made-1][h]: holding h after made
+      if (leadVal) return { U, leadVal };
+      U = [];
+      for (let c = 1; c <= L; c++) U.push(Float64Array.from({ length: NH }, (_, hL) => 1.0 - follower(hL, c).value));
+      leadVal = [];
+      leadVal[L - 1] = U[L - 1];
+      let level = U[L - 1];
+      for (let made = L - 1; made > 0; made--) {
+        const kv = keepValues(level);
+        const next = new Float64Array(NH);
+        for (let h = 0; h < NH; h++) next[h] = bestValue(h, U[made - 1][h], kv, 0);
+        leadVal[made - 1] = next;
+        level = next;
+      }
+      return { U, leadVal };
+    }
+    solved[key] = { L, follower, leader, mayStop: first === 0 };
+    return solved[key];
+  }
+
+  // {keep: P(win the game)} of the hand held, as site.game_lead / site.game_beat build them
+  function gameOptions(s, g2) {
+    const [pot, mine, theirs] = s.state;
+    const h = s.hand;
+    const made = s.count - s.throws;
+    const opts = {};
+    const throwing = HAND_KEEPS[h].filter((k) => k !== FULL + h);
+    if (s.role === "leader") {
+      const R = roundSolver(s.v, g2, pot, mine, theirs);
+      const { U, leadVal } = R.leader();
+      if (made === R.L) { opts[FULL + h] = leadVal[R.L - 1][h]; return opts; }
+      const kv = keepValues(leadVal[made]);
+      throwing.forEach((k) => { opts[k] = kv[k]; });
+      opts[FULL + h] = U[made - 1][h];
+      return opts;
+    }
+    const R = roundSolver(s.v, g2, pot, theirs, mine); // the leader holds the opponent's tokens
+    const c = s.count;
+    const F = R.follower(s.beat, c);
+    if (made === c) { opts[FULL + h] = F.wf[c - 1][h]; return opts; }
+    const kv = keepValues(made + 1 < c ? F.lv[made + 1] : F.wf[c - 1]);
+    throwing.forEach((k) => { opts[k] = kv[k]; });
+    if (R.mayStop) opts[FULL + h] = F.wf[made - 1][h];
+    return opts;
+  }
 
   // ------------------------------------------------------------------ the situation
   function fail(msg) { throw new Error(msg); }
@@ -99,7 +242,7 @@
     if (!v) fail("variant: '" + p.variant + "' is not allowed; allowed: " + Object.keys(M.variants).join(", "));
     const role = p.role || (p.beat ? "follower" : "leader");
     if (role !== "leader" && role !== "follower") fail("role: '" + role + "' is not allowed; allowed: leader, follower");
-    const players = intIn("players", p.players || "2", 2, MAX_PLAYERS);
+    const players = intIn("players", p.players || "2", PLAYERS.min, PLAYERS.max);
     const g = gameOf(v, players);
     const state = readState(p.state, g);
     let phase = p.phase || "charge";
@@ -133,23 +276,14 @@
     return out;
   }
   async function roundTable(s) {
-    if (s.role === "leader") {
-      const d = await load(s.v.name + "/round-lead");
-      return d[String(s.L)][String(s.throws)];
-    }
-    const d = await load(s.v.name + "/round-beat-" + M.hands[s.beat]);
-    return d[String(s.throws)];
+    const d = await load(s.v.name + "/round");
+    return s.role === "leader" ? d.lead[String(s.L)][String(s.throws)] : d.beat[M.hands[s.beat]][String(s.throws)];
   }
   async function gameRows(s) {
     if (!s.state) return null;
-    const where = s.g.folder + "/" + s.state.join("-");
-    const made = s.count - s.throws;
-    if (s.role === "leader") {
-      const d = await load(s.v.name + "/" + where + "/lead");
-      return keepsOf(d[String(made)][s.hand], s.hand);
-    }
-    const d = await load(s.v.name + "/" + where + "/beat-" + M.hands[s.beat]);
-    return keepsOf(d[String(s.count)][String(made)][s.hand], s.hand);
+    const g2 = await load(s.v.name + "/" + s.g.file);
+    const opts = gameOptions(s, g2);
+    return keepOrder(s.hand, opts).map((k) => ({ k, p: opts[k], ...KEEPS[s.hand][k] }));
   }
 
   // ------------------------------------------------------------------ the words (ties, near-ties, gaps)
@@ -158,51 +292,73 @@
     const names = ks.map(what);
     return names.length === 1 ? names[0] : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
   }
+  function roundTies(round) { return round.filter((k) => k.n === round[0].n); }
+  // the round's best keep as the page shows it: of keeps that tie exactly, the one the game answer prefers
+  function roundPick(round, game) {
+    const tied = roundTies(round);
+    if (!game || tied.length === 1) return tied[0];
+    const gameOfK = {};
+    game.forEach((k) => { gameOfK[k.k] = k.p; });
+    return tied.reduce((a, k) => (gameOfK[k.k] > gameOfK[a.k] ? k : a), tied[0]);
+  }
+  function where(s) { return "from pot " + s.state[0] + ", you " + s.state[1] + ", the opponent " + s.state[2]; }
+
+  // the words of four21sim.advice.explain.explain, with the same numbers
   function explain(s, measure, den, round, game) {
     const best = round[0];
     const p = (k) => k.n / den;
-    const tied = round.filter((k) => k.n === best.n);
+    const tied = roundTies(round);
     const near = round.filter((k) => k.n !== best.n && p(best) - p(k) < M.near_tie);
     const lines = [];
-    let roundTies = "";
-    if (tied.length > 1) roundTies = tied.length + " keeps tie on " + measure + ": " + list(tied) + " all give " +
+    let ties = "";
+    if (tied.length > 1) ties = tied.length + " keeps tie on " + measure + ": " + list(tied) + " all give " +
       pctRound(best.n, den) + " exactly. ";
-    if (near.length) roundTies += "Near-tie on " + measure + " (within " + pp(M.near_tie) + "): " +
+    if (near.length) ties += "Near-tie on " + measure + " (within " + pp(M.near_tie) + "): " +
       near.map((k) => what(k) + " " + pp(p(best) - p(k)) + " lower").join(", ") + ". ";
     if (!game) {
+      let more;
+      if (s.g) more = "Give the tokens for the game answer, P(winning the game).";
+      else if (s.players <= PLAYERS.game_max) {
+        more = "The game answer for 3 to " + PLAYERS.game_max + " players, P(pay), needs the n-player solver at " +
+               "run time: " + command(s, true) + " (the round answer holds at any table: a follower plays " +
+               "against the worst hand on the table).";
+      } else {
+        more = "No exact game answer at " + s.players + " players (the solvers go up to " + PLAYERS.game_max +
+               "): the round answer holds at any table (a follower plays against the worst hand on the table).";
+      }
       lines.push("Round answer only: " + what(best) + " maximises " + measure + " this round (" +
-                 pctRound(best.n, den) + "). " + roundTies +
-                 (s.g ? "Give the tokens for the game answer, P(winning the game)."
-                      : "No exact game answer at " + s.players + " players in these tables: the round answer holds at " +
-                        "any table (a follower plays against the worst hand on the table)."));
+                 pctRound(best.n, den) + "). " + ties + more);
       return lines;
     }
     const g = game[0];
     const gameOfK = {};
-    game.forEach((k) => { gameOfK[k.k] = k.n / M.game_scale; });
+    game.forEach((k) => { gameOfK[k.k] = k.p; });
     const roundOfK = {};
     round.forEach((k) => { roundOfK[k.k] = k; });
-    const gNear = game.filter((k) => k !== g && (g.n - k.n) / M.game_scale < M.near_tie);
-    const gameTies = gNear.length ? "Near-tie on P(win the game) (within " + pp(M.near_tie) + "): " +
-      gNear.map((k) => what(k) + " " + pp((g.n - k.n) / M.game_scale) + " lower").join(", ") + "." : "";
+    const gTied = game.filter((k) => Math.abs(k.p - g.p) <= TIE);
+    const gNear = game.filter((k) => !gTied.includes(k) && g.p - k.p < M.near_tie);
+    const gameTies = (gTied.length > 1 ? gTied.length + " keeps tie on P(win the game): " + list(gTied) +
+      " all give " + pctGame(g.p) + ". " : "") + (gNear.length ? "Near-tie on P(win the game) (within " +
+      pp(M.near_tie) + "): " + gNear.map((k) => what(k) + " " + pp(g.p - k.p) + " lower").join(", ") + "." : "");
     if (g.k === best.k) {
       lines.push("Both answers say " + what(best) + ": it maximises " + measure + " (" + pctRound(best.n, den) +
-                 ") and P(winning the game) (" + pctGame(g.n) + "). " + roundTies + gameTies);
+                 ") and P(winning the game) " + where(s) + " (" + pctGame(g.p) + "). " + ties + gameTies);
       return lines;
     }
     if (tied.some((k) => k.k === g.k)) {
       const others = tied.filter((k) => k.k !== g.k);
       lines.push("The round answer is a tie: " + list(tied) + " all give " + measure + " = " + pctRound(best.n, den) +
-                 "; the game answer breaks it: " + what(g) + " gives P(win the game) " + pctGame(g.n) + ", against " +
-                 others.map((k) => pctGame(gameOfK[k.k] * M.game_scale) + " for " + what(k)).join(", ") + ".");
+                 "; the game answer breaks it: " + what(g) + " gives P(win the game) " + pctGame(g.p) + " " +
+                 where(s) + ", against " + others.map((k) => pctGame(gameOfK[k.k]) + " for " + what(k)).join(", ") +
+                 ".");
       return lines;
     }
-    const r = tied.reduce((a, k) => (gameOfK[k.k] > gameOfK[a.k] ? k : a), tied[0]);
+    const r = roundPick(round, game);
     const dRound = p(r) - p(roundOfK[g.k]);
-    const dGame = g.n / M.game_scale - gameOfK[r.k];
-    lines.push((tied.length > 1 ? roundTies : "") + "They differ: " + what(r) + " gives " + measure + " " +
-               pctRound(r.n, den) + " and P(win the game) " + pctGame(Math.round(gameOfK[r.k] * M.game_scale)) + "; " +
-               what(g) + " gives " + pctRound(roundOfK[g.k].n, den) + " and " + pctGame(g.n) + ". The round answer is " +
+    const dGame = g.p - gameOfK[r.k];
+    lines.push((tied.length > 1 ? ties : "") + "They differ: " + what(r) + " gives " + measure + " " +
+               pctRound(r.n, den) + " and P(win the game) " + pctGame(gameOfK[r.k]) + "; " + what(g) + " gives " +
+               pctRound(roundOfK[g.k].n, den) + " and " + pctGame(g.p) + " (" + where(s) + "). The round answer is " +
                "ahead by " + pp(dRound) + " on the round, the game answer by " + pp(dGame) + " on the game.");
     if (dGame < M.near_tie) lines.push("For the game that is a near-tie (under " + pp(M.near_tie) + "): either keep will do.");
     if (dRound < M.near_tie) lines.push("For the round that is a near-tie (under " + pp(M.near_tie) + ").");
@@ -211,12 +367,17 @@
     return lines;
   }
 
-  function command(s) {
+  // the equivalent command line; table: the n-player game answer's (a state for every seat)
+  function command(s, table) {
     const parts = ["four21sim advise", M.hands[s.hand], "--variant", s.v.name];
     if (s.role === "leader") parts.push("--role leader");
     else parts.push("--beat", M.hands[s.beat], "--count", s.count);
     parts.push("--throws-left", s.throws);
-    if (s.state) parts.push("--state", s.state.join(","));
+    if (s.players !== 2) parts.push("--players", s.players);
+    if (table) {
+      const seats = Array.from({ length: s.players }, (_, i) => "t" + i + "=T" + i).join(",");
+      parts.push("--seat", "SEAT", "--state", "pot=P," + seats + ",leader=SEAT");
+    } else if (s.state) parts.push("--state", s.state.join(","));
     else parts.push("--phase", s.phase);
     return parts.join(" ");
   }
@@ -235,15 +396,20 @@
     box.replaceChildren();
     const measure = measureOf(s);
     const round = keepsOf(tbl.keeps[s.hand], s.hand);
-    const best = round[0];
+    const tied = roundTies(round);
+    const best = roundPick(round, game);
     const gameBy = {};
     (game || []).forEach((k) => { gameBy[k.k] = k; });
+    const others = tied.filter((k) => k !== best);
+    const tieWords = !others.length ? [] : game
+      ? [" (a tie on the round with " + list(others) + "; the game answer breaks it)"]
+      : [" (a tie with " + list(others) + ")"];
     const head = el("div", { class: "best" },
-      el("p", { id: "best-round" }, "For the round: ", el("strong", {}, what(best)), " — " + measure + " = ",
+      el("p", { id: "best-round" }, "For the round: ", el("strong", {}, what(best)), ...tieWords, " — " + measure + " = ",
          el("strong", { "data-num": best.n, "data-den": tbl.den }, pctRound(best.n, tbl.den))));
     if (game) {
       head.append(el("p", { class: "game", id: "best-game" }, "For the game: ", el("strong", {}, what(game[0])),
-        " — P(win the game) = ", el("strong", { "data-m": game[0].n }, pctGame(game[0].n))));
+        " — P(win the game) = ", el("strong", { "data-p": game[0].p }, pctGame(game[0].p))));
     }
     box.append(head);
     const table = el("table", { id: "keeps" },
@@ -252,15 +418,17 @@
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "keep"), el("th", { scope: "col" }, measure),
          game ? el("th", { scope: "col" }, "P(win game)") : [])));
     const body = el("tbody");
-    round.forEach((k, i) => {
+    round.forEach((k) => {
       const gk = gameBy[k.k];
       const isGame = Boolean(game && gk === game[0]);
-      const cls = [i === 0 ? "is-round" : "", isGame ? "is-game" : ""].join(" ").trim();
-      const badge = i === 0 && isGame ? "best for both" : i === 0 ? "best for the round" : isGame ? "best for the game" : null;
+      const isRound = k === best;
+      const cls = [isRound ? "is-round" : "", isGame ? "is-game" : ""].join(" ").trim();
+      const badge = isRound && isGame ? "best for both" : isRound ? "best for the round"
+        : isGame ? "best for the game" : tied.includes(k) ? "tie for the round" : null;
       body.append(el("tr", { class: cls || null, "data-keep": k.label },
         el("td", { class: "keep", "data-best": badge }, k.label),
         el("td", { "data-num": k.n, "data-den": tbl.den, title: "exact: " + fraction(k.n, tbl.den) }, pctRound(k.n, tbl.den)),
-        game ? el("td", { "data-m": gk.n }, pctGame(gk.n)) : []));
+        game ? el("td", { "data-p": gk.p }, pctGame(gk.p)) : []));
     });
     table.append(body);
     box.append(table);
@@ -270,18 +438,19 @@
     box.append(why);
   }
 
-  function drawSheet(s, lead, beatData) {
+  function drawSheet(s, rounds) {
     const body = $("sheet-body");
     body.replaceChildren();
     const notes = el("ul", { class: "help" });
     s.v.notes[s.role].forEach((n) => notes.append(el("li", {}, n)));
     let cols, title;
     if (s.role === "leader") {
-      const byM = lead[String(s.L)];
+      const byM = rounds.lead[String(s.L)];
       const ms = Object.keys(byM).map(Number).filter((m) => m > 0 || s.L === 1).sort((a, b) => b - a);
       cols = ms.map((m) => ["after throw " + (s.L - m) + " (" + m + " left)", byM[String(m)]]);
       title = "Leader, " + s.L + " throw" + (s.L > 1 ? "s" : "") + " (" + s.phase + "): the best keep and P(not losing the round)";
-    } else if (beatData) {
+    } else if (s.beat !== null) {
+      const beatData = rounds.beat[M.hands[s.beat]];
       cols = [2, 1].map((m) => [m + " left", beatData[String(m)]]);
       title = "Follower against " + M.hands[s.beat] + ": the best keep and P(beat it)";
     } else {
@@ -358,6 +527,9 @@
     options($("throws"), left, left.map((m) => m + " (after throw " + (c - m) + ")"),
             throws !== undefined ? throws : undefined);
     $("state-help").textContent = g ? "adding up to " + v.tokens + "; leave empty for the round answer only" : "";
+    const withGame = Object.keys(v.game).join(", ");
+    $("players-help").textContent = g ? "the game answer with the tokens below"
+      : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
   }
 
   function formParams() {
@@ -382,10 +554,9 @@
     const err = $("error");
     try {
       const s = situation(p);
-      const lead = s.role === "leader" ? await load(s.v.name + "/round-lead") : null;
-      const beatData = s.role === "follower" && s.beat !== null ? await load(s.v.name + "/round-beat-" + M.hands[s.beat]) : null;
+      const rounds = await load(s.v.name + "/round");
       if (ticket !== drawing) return;
-      drawSheet(s, lead, beatData);
+      drawSheet(s, rounds);
       if (s.hand === null || (s.role === "follower" && s.beat === null)) {
         $("answer").replaceChildren(el("p", { class: "help" },
           s.hand === null ? "Give your hand (three dice, e.g. 631)." : "Give the hand to beat (e.g. 611)."));
@@ -415,11 +586,16 @@
     render(p);
   }
 
+  // for the tests (tests/test_site.py): the game answer of a situation, and the ranking, as the page computes them
+  window.F421 = {
+    keepOrder,
+    async game(p) { const s = situation(p); return (await gameRows(s)).map((k) => [k.k, k.p]); },
+  };
+
   // ------------------------------------------------------------------ start
   options($("variant"), Object.keys(M.variants), Object.values(M.variants).map((v) => v.describe));
-  const counts = Array.from({ length: MAX_PLAYERS - 1 }, (_, i) => i + 2);
-  options($("players"), counts, counts.map((n) => n + (M.variants[Object.keys(M.variants)[0]].game[String(n)] ? ""
-    : " (round answer only)")));
+  const counts = Array.from({ length: PLAYERS.max - PLAYERS.min + 1 }, (_, i) => i + PLAYERS.min);
+  options($("players"), counts);
   $("generator").textContent = M.generator;
   form.addEventListener("input", onForm);
   form.addEventListener("change", onForm);
