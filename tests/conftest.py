@@ -45,6 +45,10 @@ def pytest_configure(config):
 
     from numba_warmup import PARTS
     script = Path(__file__).with_name("numba_warmup.py")
+    # said before the wait, not after: pytest's own header comes only once this hook returns
+    _say(config, "compiling the package's numba kernels once, before the test workers start "
+                 "(about 2 minutes on a fresh clone, a few seconds from numba's cache) ...")
+    t0 = time.monotonic()
     procs = [subprocess.Popen([sys.executable, str(script), part], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL) for part in PARTS]
     deadline = time.monotonic() + 900  # a hung warm-up must not hang the suite
@@ -53,3 +57,15 @@ def pytest_configure(config):
             p.wait(timeout=max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
             p.kill()
+    _say(config, f"kernels ready in {time.monotonic() - t0:.0f} s")
+
+
+def _say(config, text: str) -> None:
+    """One line on the terminal now, past pytest's output capture (which holds back what a hook prints)."""
+    import sys
+    capman = config.pluginmanager.getplugin("capturemanager")
+    if capman is None:
+        print(f"four21sim tests: {text}", file=sys.stderr, flush=True)
+        return
+    with capman.global_and_fixture_disabled():
+        print(f"four21sim tests: {text}", file=sys.stderr, flush=True)

@@ -79,8 +79,11 @@ def run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[s
     """
     import signal
     import threading
+
+    from .._util.waiting import announce_compiles
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+    announce_compiles(prog)  # a first compile is tens of seconds: never a silent wait
     closed = sys.stdout is None
     if closed:
         sys.stdout = _ClosedOutput()

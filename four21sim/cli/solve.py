@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from .._util.waiting import notice_after
 from ..exact import nplayer
 from ..exact import solve as solve_exact
 from ..exact.leading import lead_summary, lead_summary_n
@@ -33,6 +34,9 @@ from ._common import add_variant_options, add_version, run, variant_from_args
 PROG = "four21sim solve"
 SCHEMA = "four21sim.solution"
 SCHEMA_VERSION = 1
+# a first solve's wall time on a 2-core machine, numba's compile included (results/nplayer/REPORT.md)
+_SOLVE_TIMES = {3: "under a minute", 4: "1 to 2 minutes (classic: about half an hour)", 5: "10 to 30 minutes",
+                6: "about an hour"}
 
 _EPILOG = """examples:
   four21sim solve --variant super421
@@ -163,7 +167,10 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     st = st.with_leader(0).check(variant, "--state")
     nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
-    sol = solve_exact(variant, n, args.objective)
+    with notice_after(f"solve: solving {variant.describe()} at {n} players exactly, then certifying the "
+                      f"equilibrium ({_SOLVE_TIMES.get(n, 'hours')} on 2 cores the first time; then read from the "
+                      "disk cache in seconds) ..."):
+        sol = solve_exact(variant, n, args.objective)
     seconds = time.perf_counter() - t0
     out = _head(variant, n, args.objective, "equilibrium")
     p_pay, p_win, rounds = _state_values3(sol, st)
@@ -188,7 +195,8 @@ def _analyse_against(args, variant, n: int) -> dict:
     names = _parse_against(args.against, n)
     nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
-    br = best_response(variant, n, names, seat=seat, objective=args.objective)
+    with notice_after(f"solve: computing seat {seat}'s exact best response at {n} players ..."):
+        br = best_response(variant, n, names, seat=seat, objective=args.objective)
     seconds = time.perf_counter() - t0
     out = _head(variant, n, args.objective, "best_response")
     st = start_state(variant, n)
@@ -258,7 +266,8 @@ def _analyse2(args, variant) -> dict:
     L = variant.throws(st.phase)
     follower = _parse_follower(args.follower, L) if args.follower else None
     t0 = time.perf_counter()
-    sol = solve(variant)
+    with notice_after(f"solve: solving {variant.describe()} at 2 players exactly ..."):
+        sol = solve(variant)
     seconds = time.perf_counter() - t0
     p0 = sol.state_value(st.pot, *st.tokens, st.leader)
     a, b = st.tokens if st.leader == 0 else st.tokens[::-1]

@@ -167,6 +167,10 @@ def run_study_tasks(plan: Plan, out: Path, pending: list[Task], workers: int = 1
     t_solve = time.perf_counter() - t0
     games_run = games_played = 0
     done_before = plan.games_to_play - sum(plan.played(t) for t in pending)
+    if pending and client is None:
+        # compiled (or loaded from numba's cache) before the bar starts, so that its rate and ETA
+        # measure games only; the compile itself is announced by the command (_util.waiting)
+        executors.warm_up()
     with progress.phase("play", plan.games_to_play, "games", initial=done_before, scale=True) as ph:
         def finished(task: Task, counters: dict) -> None:
             nonlocal games_run, games_played

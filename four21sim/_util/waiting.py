@@ -1,0 +1,105 @@
+"""No silent waits in a command: a line on standard error when something takes a while.
+
+Two sources of waiting that a user cannot tell from a hang:
+
+- numba compiling a kernel the first time it is needed (tens of seconds on a fresh
+  clone; later runs load it from numba's cache). :func:`announce_compiles` installs a
+  listener of numba's ``numba:compile`` event, which numba sends only when it really
+  compiles (never when it loads a kernel from its cache): if compiling goes on for
+  :data:`AFTER` seconds, one line says so, once per process.
+- a long computation with no display of its own (an exact solve): :func:`notice_after`
+  prints its line if the block is still running after :data:`AFTER` seconds.
+
+Nothing is printed when the work is quick, so the output of a warm run is unchanged.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+__all__ = ["AFTER", "announce_compiles", "notice_after"]
+
+AFTER = 1.5
+"""Seconds a wait may last before it is announced (below the 2 s a user waits without a word)."""
+
+_installed: dict = {}
+
+
+class _CompileNotice:
+    """numba's ``numba:compile`` listener: arms a timer at the first compile, says it once."""
+
+    def __init__(self, prog: str, stream, after: float) -> None:
+        self.prog, self.stream, self.after = prog, stream, after
+        self.depth = 0
+        self.said = False
+        self.timer: threading.Timer | None = None
+        self.t0 = 0.0
+        self.lock = threading.Lock()
+
+    def _say(self) -> None:
+        with self.lock:
+            if self.depth and not self.said:
+                self.said = True
+                print(f"{self.prog}: compiling the engine's kernels with numba (once: later runs load them from "
+                      "numba's cache; up to a minute on a fresh clone) ...", file=self.stream, flush=True)
+
+    def on_start(self, event) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth == 1 and not self.said and self.timer is None:
+                self.t0 = time.perf_counter()
+                self.timer = threading.Timer(self.after, self._say)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def on_end(self, event) -> None:
+        with self.lock:
+            self.depth = max(self.depth - 1, 0)
+            if self.depth == 0 and self.timer is not None and not self.said:
+                self.timer.cancel()
+                self.timer = None  # a quick compile: the next one may still be the long one
+
+
+def announce_compiles(prog: str, stream=None, after: float = AFTER) -> None:
+    """Say (once per process, on ``stream``, default stderr) when numba compiles for more than ``after`` s."""
+    if "compile" in _installed:
+        return
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def __init__(self, notice: _CompileNotice) -> None:
+            self.notice = notice
+
+        def on_start(self, ev) -> None:
+            self.notice.on_start(ev)
+
+        def on_end(self, ev) -> None:
+            self.notice.on_end(ev)
+
+    notice = _CompileNotice(prog, sys.stderr if stream is None else stream, after)
+    listener = Listener(notice)
+    event.register("numba:compile", listener)
+    _installed["compile"] = (listener, notice)
+
+
+@contextmanager
+def notice_after(text: str, stream=None, after: float = AFTER):
+    """Print ``text`` (one line, on ``stream``, default stderr) if the block is still running after ``after`` s."""
+    stream = sys.stderr if stream is None else stream
+    done = threading.Event()
+
+    def say() -> None:
+        if not done.is_set():
+            print(text, file=stream, flush=True)
+
+    timer = threading.Timer(after, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        timer.cancel()
