@@ -43,7 +43,7 @@ _EPILOG = """examples:
   four21sim play --players 3 --opponents optimal --train
   four21sim play --players 4 --opponents optimal --hint  # the 4-player equilibrium, turn by turn
   four21sim play --players 4 --opponents table-aware --variant classic
-  four21sim play --opponents my_policy.py:cautious     # a plugged-in policy (docs/environment.md)
+  four21sim play --opponents docs/examples/cautious.py:cautious   # a plug-in (docs/environment.md)
 
 The rules are in docs/rules.md; --state takes the format of advise and solve (docs/advisor.md).
 """
