@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ..advice.advisor import ROLES, Advice, format_advice
+from ..advice.advisor import GAME_PLAYERS, ROLES, ROUND_PLAYERS, Advice, format_advice, players_text
 from ..advice.advisor import advise as _advise
 from ..exact import odds
 from ..rules.state import parse_state
@@ -152,17 +152,26 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
                          "e.g. 611 or 611,543")
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
-    throws, role = None, args.role
+    throws, role, count = None, args.role, args.count
     if args.players == 2 and args.seat != 0:
         raise ValueError(f"--seat: {args.seat} is not allowed with --players 2; allowed: --players 3 or more "
                          "(with 2 players you are seat 0: --state pot=P,mine=M,theirs=T)")
-    if args.players != 2:
-        from ..exact.nplayer import MAX_PLAYERS
-        if not 3 <= args.players <= MAX_PLAYERS:
-            raise ValueError(f"--players: {args.players} is not allowed; allowed: 2 to {MAX_PLAYERS}")
-        if not args.state:
-            raise ValueError(f"--state: missing; allowed with --players {args.players}: the state of the game, "
-                             "pot=P,t0=A,t1=B,...,leader=SEAT")
+    lo, hi = ROUND_PLAYERS
+    if not lo <= args.players <= hi:
+        raise ValueError(f"--players: {args.players} is not allowed; allowed: {players_text('round')} (the game "
+                         f"answer, with --state: {players_text('game')})")
+    if args.state and args.players > GAME_PLAYERS[1]:
+        raise ValueError(f"--players: {args.players} is not allowed with --state; allowed: {players_text('game')} "
+                         f"(the game answer's exact solvers reach {GAME_PLAYERS[1]} players; without --state, the "
+                         f"round answer takes {players_text('round')})")
+    if args.players != 2 and not args.state:
+        if not 0 <= args.seat < args.players:
+            raise ValueError(f"--seat: {args.seat} is not allowed; allowed: 0 to {args.players - 1}")
+        # the other hands' throws matter to the game answer only; the leader's is the round's count
+        beat, given = _beat_throws(beat)
+        count = args.count if args.count is not None or not given or given[0] is None else given[0]
+        state = None
+    elif args.players != 2:
         beat, throws = _beat_throws(beat)
         if throws is not None and beat:
             count = args.count if args.count is not None else throws[0]
@@ -171,15 +180,15 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     else:
         state, role = _parse_state(args.state, variant, args.role) if args.state else (None, args.role)
     try:
-        if args.players != 2:
+        if args.players != 2 and state is not None:
             from ..advice.table_answer import advise_table
             return args, advise_table(args.hand, state, players=args.players, seat=args.seat, role=role, beat=beat,
                                       throws=throws, reach=args.reach, objective=args.objective,
                                       throws_left=args.throws_left, count=args.count if args.count is not None
                                       or not throws else throws[0], phase=args.phase, variant=variant)
         return args, _advise(args.hand, role=role, beat=beat, reach=args.reach, objective=args.objective,
-                             throws_left=args.throws_left, count=args.count, phase=args.phase, state=state,
-                             variant=variant)
+                             throws_left=args.throws_left, count=count, phase=args.phase, state=state,
+                             variant=variant, players=args.players)
     except ValueError as exc:
         # the library names its parameters; the command line names its options
         msg = str(exc)
