@@ -36,7 +36,7 @@ from ..rules import dice
 from ..rules.variants import Variant, as_variant
 
 __all__ = ["PAGE_SIZE", "MIN_FONT", "TARGETS_PER_PAGE", "target_groups", "cheat_sheet_data", "cheat_sheet",
-           "write_cheat_sheet", "readable", "leader_limit", "short_keep", "cell_text", "rule_notes"]
+           "write_cheat_sheet", "readable", "leader_limit", "short_keep", "cell_text", "rule_notes", "game_note"]
 
 PAGE_SIZE = (8.27, 11.69)  # A4 portrait, inches
 MIN_FONT = 8.0  # points: no text on the sheet is smaller
@@ -134,8 +134,16 @@ def cell_text(keep: str, p) -> str:
     return f"{short_keep(keep)} {pct}"
 
 
+def game_note() -> str:
+    """The sheet's line on what it is not: the round answer only, and where the game answer is."""
+    from .advisor import players_text
+    return ("Round answers: the best keep for this round alone. The game answer (the pot, the tokens, the players "
+            "still to throw) can differ; four21sim advise HAND --state ... gives both and says why "
+            f"({players_text('game')} players).")
+
+
 def rule_notes(v: Variant, role: str) -> list[str]:
-    """What the chances on a page count and what they leave out, one line each."""
+    """What the chances on a page count and what they leave out, one line each (the last: :func:`game_note`)."""
     lines = []
     if role == "leader":
         lines.append("Leader: P(not losing the round to one follower who then plays to beat your hand with as many "
@@ -159,6 +167,7 @@ def rule_notes(v: Variant, role: str) -> list[str]:
     lines.append("Equal hands: a roll-off. "
                  + (f"Not counted here ({v.describe()} plays them): {'; '.join(left)}." if left else
                     f"{v.describe()} has no other tie-break."))
+    lines.append(game_note())
     return lines
 
 

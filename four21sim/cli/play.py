@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ..advice.advisor import wrap_text
+from ..advice.advisor import players_text, wrap_text
 from ..advice.gamelog import game_record, read_log, replay, write_log
 from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "player (2 players), the equilibrium (3), habit players or a plugged-in policy, and "
                                 "learn what each choice costs.",
                                 epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--players", type=int, default=2, metavar="N", help="players at the table, 2 to 8 (default 2)")
+    p.add_argument("--players", type=int, default=2, metavar="N",
+                   help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default 2); the game answer of the "
+                        f"hints and the trainer reaches {players_text('game')} players")
     p.add_argument("--seat", type=int, default=0, metavar="S",
                    help="your seat, 0 to N-1; seat 0 leads the first round (default 0)")
     p.add_argument("--opponents", metavar="POLICY", default=None,
@@ -65,13 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=int, default=0, metavar="G",
                    help="the first game's index in the seed's stream (default 0); the next games follow")
     p.add_argument("--state", metavar="STATE", help=f"start from this state: {STATE_FORMS} (default: the start)")
-    p.add_argument("--hint", action="store_true", help="show the advisor's answer after each of your throws")
+    p.add_argument("--hint", action="store_true",
+                   help="show the advisor's answers after each of your throws: for the round and, where a solver "
+                        "reaches, for the game, and why they differ when they do")
     p.add_argument("--train", action="store_true",
-                   help="after each of your decisions, say what it cost against the best keep, with a running score")
+                   help="after each of your decisions, say what it cost against the best keep, with a running "
+                        "score (and why, when the round's best keep is not the game's)")
     p.add_argument("--games", type=int, default=1, metavar="N",
                    help="games to play in a row before asking whether to play another (default 1)")
-    p.add_argument("--log", metavar="FILE", help="save the games (JSON lines, docs/environment.md)")
-    p.add_argument("--replay", metavar="FILE", help="replay the games of a log instead of playing")
+    p.add_argument("--log", metavar="FILE", help="save the games to FILE, one JSON line a game, e.g. games.jsonl "
+                   "(the format: docs/play.md, Game logs)")
+    p.add_argument("--replay", metavar="FILE", help="replay the games of a log (play --log FILE) instead of playing")
     add_variant_options(p)
     add_version(p)
     return p
