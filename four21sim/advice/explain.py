@@ -380,17 +380,22 @@ def explain(variant, role: str, measure: str, objective: str, round_keeps: list,
 
 
 # ------------------------------------------------------------------ the short reason (play's hints, the trainer)
-def _doing(hand: int, keep: int) -> str:
+def _kept(hand: int, keep: int, style: str) -> str:
+    """The dice kept as ``play`` says them (``6 5``) or as ``advise`` does (``6 5 _``)."""
+    return dice.keep_label(hand, keep) if style == "advise" else " ".join(dice.keep_name(keep))
+
+
+def _doing(hand: int, keep: int, style: str = "play") -> str:
     """A keep as what the player does: ``stopping on 652``, ``throwing all three again``, ``keeping 6 5``."""
     if keep == dice.FULL_KEEP + hand:
         return f"stopping on {dice.hand_name(hand)}"
-    return "throwing all three again" if keep == dice.EMPTY_KEEP else f"keeping {' '.join(dice.keep_name(keep))}"
+    return "throwing all three again" if keep == dice.EMPTY_KEEP else f"keeping {_kept(hand, keep, style)}"
 
 
-def _choice(hand: int, keep: int) -> str:
+def _choice(hand: int, keep: int, style: str = "play") -> str:
     if keep == dice.FULL_KEEP + hand:
         return "stop"
-    return "throw all three again" if keep == dice.EMPTY_KEEP else f"keep {' '.join(dice.keep_name(keep))}"
+    return "throw all three again" if keep == dice.EMPTY_KEEP else f"keep {_kept(hand, keep, style)}"
 
 
 def _cause(name: str, g: Stakes, r: Stakes, phase: str, pct) -> str:
@@ -456,11 +461,12 @@ def reason(variant, role: str, hand: int, made: int, state, round_keep: int, gam
 
 
 def reason_table(hand: int, round_keep: int, game_keep: int, round_of, pay_of, measure: str, objective: str,
-                 digits: int = 2) -> str:
+                 digits: int = 2, style: str = "play") -> str:
     """One sentence with its numbers: why the game answer's keep beats the round answer's at 3 players or more.
 
     Both keeps on both measures (the round's, P(pay)) and what each answer weighs; the
     2-player split over the round's outcomes (:func:`gap_parts`) is not computed at n players.
+    ``style``: the keeps written as ``play`` writes them (``keep 6 1``) or as ``advise`` (``keep 6 _ 1``).
     """
     def pct(x) -> str:
         return f"{100 * float(x):.{digits}f}%"
@@ -470,8 +476,9 @@ def reason_table(hand: int, round_keep: int, game_keep: int, round_of, pay_of, m
 
     r, g = int(round_keep), int(game_keep)
     gap = 100 * (float(pay_of[r]) - float(pay_of[g]))
-    return (f"For the game, {_choice(hand, g)} rather than {_choice(hand, r)}: {_doing(hand, r)} gives {measure} "
-            f"{fmt(round_of[r])} but P(pay) {pct(pay_of[r])}, {_doing(hand, g)} {fmt(round_of[g])} and "
+    return (f"For the game, {_choice(hand, g, style)} rather than {_choice(hand, r, style)}: {_doing(hand, r, style)} "
+            f"gives {measure} {fmt(round_of[r])} but P(pay) {pct(pay_of[r])}, {_doing(hand, g, style)} "
+            f"{fmt(round_of[g])} and "
             f"{pct(pay_of[g])} (paying {gap:.{digits}f} pp less often): the round answer plays for this round only "
             "(a leader against one follower, a follower against the worst hand so far), the game answer weighs the "
             "tokens at stake and every player still to throw.")

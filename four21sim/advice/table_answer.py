@@ -114,7 +114,7 @@ def explain_table(measure: str, rows: list, game: list, objective: str, hand: in
     if rk.index == gk.index or pay_of[rk.index] - pay_of[gk.index] <= GAME_TIE:
         return (f"The round and game answers agree: {_what(rk)} ({measure} {100 * round_of[rk.index]:.2f}%, "
                 f"P(pay) {100 * pay_of[rk.index]:.2f}%).")
-    return reason_table(hand, rk.index, gk.index, round_of, pay_of, measure, objective)
+    return reason_table(hand, rk.index, gk.index, round_of, pay_of, measure, objective, style="advise")
 
 
 def _table_state(v: Variant, state, players: int, seat: int, role: str | None, beat: bool):
