@@ -410,10 +410,11 @@ def _cause(name: str, g: Stakes, r: Stakes, phase: str, pct) -> str:
     if won:
         moves = "you give away" if phase == "decharge" else "the opponent takes"
     else:
-        moves = "you take" + ("" if phase == "decharge" else " from the pot")
+        moves = "you take"
+    source = "" if phase == "decharge" else " from the pot"
     what = "a won round is worth more" if won else "a lost round costs less"
     return (f"{what} after it (then P(win the game) {pct(then[0])} against {pct(then[1])}; {moves} {pay[0]:.2f} "
-            f"tokens on average against {pay[1]:.2f})")
+            f"tokens{source} on average against {pay[1]:.2f})")
 
 
 def reason(variant, role: str, hand: int, made: int, state, round_keep: int, game_keep: int, round_of, game_of,

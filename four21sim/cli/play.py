@@ -144,6 +144,7 @@ class Terminal:
         self.score, self.choices, self.replaying = Score(), [], False
         self._held: list[str] | None = None  # replaying: what judge says, printed after the keep it judges
         self._answers: tuple | None = None
+        self._reason_shown: Turn | None = None  # the decision whose hint already said why (judge does not repeat it)
 
     def write(self, text: str) -> None:
         if self._held is not None:
@@ -230,6 +231,7 @@ class Terminal:
                          f"{g.source}); {agree}.")
             if a.differ:
                 lines.append(f"  hint: {a.reason}")
+                self._reason_shown = t
         return "\n".join(lines)
 
     def judge(self, t: Turn, keep: int) -> dict:
@@ -249,7 +251,7 @@ class Terminal:
                        f"({_pct(v.values[best])} against {_pct(v.values[keep])}; {v.source}).")
         if v.exact_game:
             a = self.answers(t)
-            if a.differ:
+            if a.differ and self._reason_shown is not t:
                 # the round answer is what a player goes by at the table: say why the game's keep is not it
                 self.write(f"  why: the round answer says {choice_words(t.hand, a.best.index)} "
                            f"({a.measure} = {_pct(a.best.keep.value)}). {a.reason}")
