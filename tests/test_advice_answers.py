@@ -23,7 +23,7 @@ from test_advise_cli import brute_beat_exact
 from four21sim import Variant
 from four21sim.advice import advise
 from four21sim.advice.advisor import GAME_PLAYERS, ROUND_PLAYERS, best_play, players_text, wrap_text
-from four21sim.advice.charts import rule_notes
+from four21sim.advice.charts import cheat_sheet, game_note
 from four21sim.advice.table_answer import advise_table
 from four21sim.cli import advise as advise_cli
 from four21sim.cli.play import Terminal
@@ -286,10 +286,18 @@ def test_the_table_hint_says_why_with_p_pay():
 
 # ------------------------------------------------------------------ the cheat sheet, the wrapping
 def test_the_cheat_sheet_says_it_gives_round_answers():
-    for role in ("leader", "follower"):
-        note = rule_notes(SUPER, role)[-1]
-        assert note.startswith("Round answers: the best keep for this round alone. The game answer") and \
-            "four21sim advise HAND --state" in note and "2 to 6 players" in note
+    note = game_note()
+    assert note.startswith("Round answers: the best keep for this round alone. The game answer") and \
+        "four21sim advise HAND --state" in note and "2 to 6 players" in note
+    figs = cheat_sheet(SUPER, targets=["611"])
+    try:
+        for fig in figs:  # every page: the leader's and the follower's
+            texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+            assert any("Round answers: the best keep for this round alone." in t for t in texts)
+    finally:
+        import matplotlib.pyplot as plt
+        for fig in figs:
+            plt.close(fig)
 
 
 def test_advise_output_wraps_to_the_terminal_width():

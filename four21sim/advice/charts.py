@@ -143,7 +143,7 @@ def game_note() -> str:
 
 
 def rule_notes(v: Variant, role: str) -> list[str]:
-    """What the chances on a page count and what they leave out, one line each (the last: :func:`game_note`)."""
+    """What the chances on a page count and what they leave out, one line each (a sheet adds :func:`game_note`)."""
     lines = []
     if role == "leader":
         lines.append("Leader: P(not losing the round to one follower who then plays to beat your hand with as many "
@@ -167,7 +167,6 @@ def rule_notes(v: Variant, role: str) -> list[str]:
     lines.append("Equal hands: a roll-off. "
                  + (f"Not counted here ({v.describe()} plays them): {'; '.join(left)}." if left else
                     f"{v.describe()} has no other tie-break."))
-    lines.append(game_note())
     return lines
 
 
@@ -274,13 +273,15 @@ def cheat_sheet(variant: Variant | str, targets: Sequence[str] | None = None, ov
              _cells(lead[lead["throws_left"] == m])) for m in sorted(set(lead["throws_left"]), reverse=True)]
     index = "; ".join(f"{ts[0]}-{ts[-1]}: p. {2 + k}" for k, ts in enumerate(pages_of))
     figs = [_page(v, title, _LEGEND, hands, cols,
-                  rule_notes(v, "leader") + [f"Follower pages, by the hand to beat: {index}."], f"page 1 of {total}")]
+                  rule_notes(v, "leader") + [f"Follower pages, by the hand to beat: {index}.", game_note()],
+                  f"page 1 of {total}")]
     foll = data[data["role"] == "follower"]
     for k, ts in enumerate(pages_of):
         cols = [(kinds.get(t, "chosen hands"), f"beat {t}", f"{m} left",
                  _cells(foll[(foll["beat"] == t) & (foll["throws_left"] == m)])) for t in ts for m in (2, 1)]
         figs.append(_page(v, title, f"Follower ({v.followers} rule), to beat the worst hand on the table: "
-                          "the dice to keep and P(beat it). " + _LEGEND_SHORT, hands, cols, rule_notes(v, "follower"),
+                          "the dice to keep and P(beat it). " + _LEGEND_SHORT, hands, cols,
+                          rule_notes(v, "follower") + [game_note()],
                           f"page {k + 2} of {total}"))
     return figs
 
