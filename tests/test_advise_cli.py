@@ -8,6 +8,7 @@ is a single round (tokens=1: the round's loser loses the game), against the roun
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -51,9 +52,13 @@ def brute_beat_exact(hand, m, target):
     return options(hand, m)
 
 
-def run_cli(*args):
+def run_cli(*args, columns: int | None = 200):
+    """``four21sim advise ARGS``; output wrapped to ``columns`` (None: no COLUMNS, the command's default)."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
     return subprocess.run([sys.executable, "-m", "four21sim", "advise", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
 
 
 def test_brute_force_sanity():
@@ -116,7 +121,9 @@ def test_json_631_beat_611():
     assert got == expected
     exacts = [Fraction(r["exact"]) for r in data["keeps"]]
     assert exacts == sorted(exacts, reverse=True)
-    assert data["best"] == data["keeps"][0]
+    best = dict(data["best"])
+    assert (best.pop("ties_with"), best.pop("note")) == ([], "")  # _ _ 1 is alone at the top
+    assert best == data["keeps"][0]
     assert Fraction(data["best"]["exact"]) == max(expected.values())
 
 
@@ -419,8 +426,11 @@ def test_a_tie_the_game_breaks_is_not_a_difference():
     expected = brute_beat((6, 1, 1), 1, (5, 5, 1), "super421", "exact")
     assert {k for k, p in expected.items() if p == 1} == {(6, 1), (1, 1), (6,)}
     text = adv["explanation"]
-    assert adv["game"]["best"]["keep"] in ("6 1 _", "_ 1 1", "6 _ _") and adv["game"]["best"]["keep"] != \
-        adv["best"]["keep"]
+    # the best play is the tied keep the game likes best, and says it ties
+    assert adv["game"]["best"]["keep"] in ("6 1 _", "_ 1 1", "6 _ _")
+    assert adv["best"]["keep"] == adv["game"]["best"]["keep"] != adv["keeps"][0]["keep"]
+    assert sorted(adv["best"]["ties_with"]) == sorted({"6 1 _", "_ 1 1", "6 _ _"} - {adv["best"]["keep"]})
+    assert adv["best"]["note"].startswith(f"(ties with {adv['keeps'][0]['keep']}")
     assert text.startswith("The round answer is a tie: keep 6 1 _, keep _ 1 1 and keep 6 _ _ all give "
                            "P(beat 551) = 100.00%; the game answer breaks it")
     assert "differ" not in text

@@ -92,7 +92,8 @@ def test_advise_four_players_text_and_json():
 
 @pytest.mark.parametrize("args,word", [
     (["--players", "7", "--state", STATE], "--players: 7 is not allowed"),
-    (["--players", "4"], "--state: missing"),
+    # without --state the round answer takes any table (tests/test_advice_answers.py), but not more hands than seats
+    (["--players", "4", "--beat", "611,543,421,654"], "--beat: 4 hands are not allowed at 4 players"),
     (["--players", "4", "--state", STATE, "--seat", "1", "--beat", "654"], "--beat: 1 hands are not allowed"),
     (["--players", "4", "--state", STATE, "--seat", "5"], "--seat: 5 is not allowed"),
     (["--players", "4", "--state", STATE, "--seat", "0", "--beat", "654:3,521:2"], "--throws:"),

@@ -26,19 +26,151 @@ outcomes.
 
 from __future__ import annotations
 
+import re
+import shutil
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .._util.checks import check_int
-from ..exact import odds
+from ..exact import nplayer, odds
 from ..rules import dice
-from ..rules.variants import Variant, as_variant
-from .explain import explain
+from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
+from .explain import GAME_TIE, explain, round_tol, ties
 
-__all__ = ["Advice", "advise", "game_keeps", "rank_keeps", "keep_order", "ROLES"]
+__all__ = ["Advice", "advise", "game_keeps", "rank_keeps", "keep_order", "ROLES", "ROUND_PLAYERS", "GAME_PLAYERS",
+           "BestPlay", "best_play", "players_text", "wrap_text", "check_players", "format_advice"]
 
 ROLES = ("leader", "follower")
+
+ROUND_PLAYERS = (MIN_PLAYERS, MAX_PLAYERS)
+"""The table sizes the round answer takes, ``(lowest, highest)``: every table the engine plays
+(it does not depend on the tokens, only on the hands before you)."""
+GAME_PLAYERS = (MIN_PLAYERS, nplayer.MAX_PLAYERS)
+"""The table sizes the game answer takes, ``(lowest, highest)``: those the exact solvers reach
+(the 2-player solver; the 3-player and n-player equilibria up to ``nplayer.MAX_PLAYERS``)."""
+
+
+def players_text(which: str = "round") -> str:
+    """``"2 to 8"`` (``which="round"``) or ``"2 to 6"`` (``"game"``): the ranges as every message says them."""
+    lo, hi = {"round": ROUND_PLAYERS, "game": GAME_PLAYERS}[which]
+    return f"{lo} to {hi}"
+
+
+def wrap_text(text: str, width: int | None = None, hang: str = "  ") -> str:
+    """``text`` with every line longer than ``width`` wrapped at word boundaries, its indent kept
+    (continuation lines ``hang`` further in).
+
+    ``width`` defaults to the terminal's (80 columns when the output is not a terminal), so
+    that a line never runs past the screen's edge and breaks mid-word.
+    """
+    width = width or max(40, shutil.get_terminal_size((80, 24)).columns)
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width or not line.strip():
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        # a keep (6 _ 1) or a hand's dice (6 5 2) is one word: never cut across two lines
+        glued = _DICE3.sub(lambda m: m.group(0).replace(" ", _GLUE), line)
+        out.append(textwrap.fill(glued, width, subsequent_indent=indent + hang, break_long_words=False,
+                                 break_on_hyphens=False).replace(_GLUE, " "))
+    return "\n".join(out)
+
+
+_DICE3 = re.compile(r"(?<!\w)[1-6_] [1-6_] [1-6_](?!\w)")
+_GLUE = "\x00"  # not whitespace to textwrap, and never in the text
+
+
+def _label(k) -> str:
+    return "stop" if k.stop else k.keep
+
+
+@dataclass(frozen=True)
+class BestPlay:
+    """The keep to name as the best play, and the keeps it ties with on the round (see :func:`best_play`).
+
+    Attributes
+    ----------
+    keep : odds.Keep
+        The keep named.
+    tied : tuple of odds.Keep
+        The other keeps with the same round value (none when the best is alone).
+    game : dict or None
+        Keep index -> the game answer's value, where there is a game answer.
+    lower_is_better : bool
+        True when the game values are P(pay).
+    game_measure : str
+        What the game values are (``P(win the game)``, ``P(pay)``).
+    """
+
+    keep: odds.Keep
+    tied: tuple = ()
+    game: dict | None = None
+    lower_is_better: bool = False
+    game_measure: str = ""
+
+    @property
+    def index(self) -> int:
+        return self.keep.index
+
+    def note(self) -> str:
+        """``''``, or how the tie was broken: ``(ties with 6 3 _ on the round; better for the game:
+        P(pay) 5.72% against 7.34%)``."""
+        if not self.tied:
+            return ""
+        names = ", ".join(_label(k) for k in self.tied)
+        if self.game is None:
+            return f"(ties with {names} on the round)"
+        mine = self.game[self.index]
+        worse = [k for k in self.tied if abs(self.game[k.index] - mine) > GAME_TIE]
+        if not worse:
+            return f"(ties with {names} on the round and on the game)"
+        against = (f"{100 * self.game[worse[0].index]:.2f}%" if len(self.tied) == 1 else
+                   ", ".join(f"{100 * self.game[k.index]:.2f}% for {_label(k)}" for k in worse))
+        return f"(ties with {names} on the round; better for the game: {self.game_measure} {100 * mine:.2f}% " \
+               f"against {against})"
+
+
+def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None = None, *,
+              lower_is_better: bool = False, game_measure: str = "") -> BestPlay:
+    """The best play: the best keep on the round, a tie on the round broken by the game answer.
+
+    Every command that names a best play (``advise`` at every table size and its JSON ``best``,
+    the hints and the trainer of ``play``) names this one.
+
+    Parameters
+    ----------
+    round_keeps : list of odds.Keep
+        The round answer's keeps, best first (:func:`four21sim.exact.odds.keep_advice`).
+    game : dict or list of odds.Keep, optional
+        The game answer's value of each keep (index -> value, or rows).
+    lower_is_better : bool
+        True when the game values are P(pay) (3 players or more).
+    game_measure : str
+        What the game values are, for :meth:`BestPlay.note`.
+
+    Notes
+    -----
+    A round tie is an exact tie of the round's fractions (floats: within 1e-12, what the
+    exact fractions of tied keeps differ by once rounded; :func:`four21sim.advice.explain.ties`).
+    A near-tie (within ``explain.NEAR_TIE``) is not broken: the round answer then has a better
+    keep, and the explanation says what the game answer thinks of it. Among the tied keeps,
+    the one with the best game value wins; keeps equal on the game too (within the solvers'
+    1e-12) keep the round answer's order.
+    """
+    tied, _ = ties(list(round_keeps), round_tol(round_keeps))
+    if game is not None and not isinstance(game, Mapping):
+        game = {k.index: k.value for k in game}
+    if game is not None:
+        game = {int(k): float(v) for k, v in game.items()}
+    if game is None or len(tied) == 1 or any(k.index not in game for k in tied):
+        best = tied[0]
+    else:
+        sign = -1.0 if lower_is_better else 1.0
+        top = max(sign * game[k.index] for k in tied)
+        best = next(k for k in tied if sign * game[k.index] >= top - GAME_TIE)
+    return BestPlay(best, tuple(k for k in tied if k.index != best.index), game, lower_is_better, game_measure)
 
 
 @dataclass(frozen=True)
@@ -100,8 +232,14 @@ class Advice:
         return "P(win the game)" if self.players == 2 else "P(pay)"
 
     @property
+    def best(self) -> BestPlay:
+        """The best play: the round's best keep, a tie on the round broken by the game answer (:func:`best_play`)."""
+        return best_play(self.round, self.game, lower_is_better=self.players > 2, game_measure=self.game_measure)
+
+    @property
     def best_round(self) -> odds.Keep:
-        return self.round[0]
+        """The round answer's keep (:attr:`best`): ``round[0]`` unless the game answer breaks a round tie."""
+        return self.best.keep
 
     @property
     def best_game(self) -> odds.Keep | None:
@@ -123,7 +261,9 @@ class Advice:
                "objective": self.objective, "target": self.target, "measure": self.measure,
                "variant": self.variant.describe(), "ranking": self.variant.ranking,
                "values": self.variant.values, "followers": self.followers,
-               "keeps": rows(self.round), "best": rows(self.round)[0]}
+               "players": self.players, "keeps": rows(self.round)}
+        bp = self.best
+        out["best"] = {**rows([bp.keep])[0], "ties_with": [k.keep for k in bp.tied], "note": bp.note()}
         if self.game is not None and self.players > 2:
             g = [{"keep": k.keep, "kept": k.kept, "stop": k.stop, "p_pay": float(k.value)} for k in self.game]
             st = self.state
@@ -285,7 +425,7 @@ def _round_answer(v: Variant, h: int, role: str, worst: str | None, objective, r
 def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = None, reach=None,
            objective: str | None = None, throws_left: int | None = None, count: int | None = None,
            phase: str | None = None, state=None, variant: Variant | str = "super421",
-           exact: bool = True) -> Advice:
+           exact: bool = True, players: int = 2) -> Advice:
     """Which dice to keep: the round answer, and the game answer when ``state`` is given.
 
     Parameters
@@ -313,6 +453,11 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     variant : Variant or str
     exact : bool
         Round scores as fractions (True) or floats.
+    players : int
+        Players at the table, :data:`ROUND_PLAYERS` (2 to 8). The round answer does not depend
+        on it (a follower plays against the worst hand before it, a leader against one
+        follower); with ``state`` it must be 2 (3 to 6 players, with every seat's tokens:
+        :func:`four21sim.advice.table_answer.advise_table`).
 
     Returns
     -------
@@ -325,6 +470,13 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
         raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
     h = odds._as_hand(hand, "hand")
     targets = [beat] if isinstance(beat, str) else list(beat or [])
+    check_players(players, game=False)
+    if players > 2 and state is not None:
+        raise ValueError(f"state: a (pot, mine, theirs) state is for 2 players, not {players}; allowed: "
+                         f"advise_table with every seat's tokens ({players_text('game')} players)")
+    if players > 2 and len(targets) > players - 1:
+        raise ValueError(f"beat: {len(targets)} hands are not allowed at {players} players; allowed: up to "
+                         f"{players - 1} (the hands of the players before you this round)")
     role, target_idx, state, phase, c, throws_left = _situation(v, h, role, targets, objective, state, phase,
                                                                 count, throws_left)
     rank = dice.RANK[v.ranking_index]
@@ -336,19 +488,38 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     if state is not None:
         game = game_keeps(v, role, dice.hand_name(h), throws_left, state, worst_name, c if role == "follower" else None)
     why = explain(v, role, measure, obj, rows, game, state, h, c - throws_left, worst,
-                  c if role == "follower" else None)
+                  c if role == "follower" else None, no_game=_no_game(players))
     return Advice(v, role, dice.hand_name(h), int(throws_left), int(c - throws_left), int(c),
                   [dice.hand_name(t) for t in sorted(target_idx, key=lambda t: rank[t])], obj, tgt_name, measure,
-                  rows, state, game, why, v.followers)
+                  rows, state, game, why, v.followers, players)
 
 
-def format_advice(adv: Advice, show_exact: bool = False) -> str:
-    """The advice as the command line prints it."""
+def check_players(players, game: bool) -> int:
+    """The table size, checked against :data:`GAME_PLAYERS` (``game``) or :data:`ROUND_PLAYERS`."""
+    lo, hi = GAME_PLAYERS if game else ROUND_PLAYERS
+    what = "the game answer (the exact solvers)" if game else "the round answer"
+    return check_int("players", players, lo, hi, f"{lo} to {hi} for {what}")
+
+
+def _no_game(players: int) -> str:
+    """The round-only answer's last sentence: where the game answer is, or that there is none."""
+    lo, hi = GAME_PLAYERS
+    if players > hi:
+        return (f"No game answer at {players} players: the exact solvers reach {lo} to {hi} players, so the "
+                "round answer is the advice.")
+    what = "P(win the game)" if players == 2 else "P(pay)"
+    return (f"The game answer ({what}) needs the state of the game (advise --state); the exact solvers reach "
+            f"{lo} to {hi} players.")
+
+
+def format_advice(adv: Advice, show_exact: bool = False, width: int | None = None) -> str:
+    """The advice as the command line prints it, wrapped to ``width`` (default: the terminal's, 80 if none)."""
     v = adv.variant
     who = (f"leader ({adv.throws_made} of up to {adv.count} throws made)" if adv.role == "leader" else
            f"follower behind {', '.join(adv.beat) or 'nobody yet'} ({adv.throws_made} of {adv.count} throws made, "
            f"{v.followers} followers)")
-    lines = [f"Hand {adv.hand}, {adv.throws_left} throw(s) left, {who}, under {v.describe()}", ""]
+    table = f", {adv.players} players" if adv.players > 2 else ""
+    lines = [f"Hand {adv.hand}, {adv.throws_left} throw(s) left, {who}{table}, under {v.describe()}", ""]
     round_q = {"round": "not losing this round to one follower who plays to beat you (a tie counts half)",
                "beat": f"ending strictly above {adv.target}", "reach": f"ending at {adv.target} or above",
                "421": "ending with 421", "value": "the expected value of your hand (tokens)"}[adv.objective]
@@ -379,12 +550,15 @@ def format_advice(adv: Advice, show_exact: bool = False) -> str:
         if show_exact:
             line += f"   {k.value}"
         lines.append(line)
-    best = adv.best_round
+    bp = adv.best
+    best = bp.keep
     lines += ["", f"Best play: {'stop' if best.stop else 'keep ' + best.keep}  ->  {adv.measure} = "
-                  f"{_fmt(best.value, adv.objective)}"]
+                  f"{_fmt(best.value, adv.objective)}" + (f" {bp.note()}" if bp.tied else "")]
     if adv.game is not None:
         g = adv.best_game
         lines.append(f"Best play for the game: {'stop' if g.stop else 'keep ' + g.keep}  ->  {adv.game_measure} = "
                      f"{100 * g.value:.2f}%")
-    lines += ["", *textwrap.wrap(adv.explanation, 100)]
-    return "\n".join(lines)
+    if adv.players > 2 and adv.game is None and adv.role == "leader":
+        lines.append(f"  (a leader's round answer is against one follower: with {adv.players - 1} followers "
+                     "it is a guide only)")
+    return wrap_text("\n".join(lines), width) + "\n\n" + wrap_text(adv.explanation, width, hang="")

@@ -36,7 +36,7 @@ from ..rules import dice
 from ..rules.variants import Variant, as_variant
 
 __all__ = ["PAGE_SIZE", "MIN_FONT", "TARGETS_PER_PAGE", "target_groups", "cheat_sheet_data", "cheat_sheet",
-           "write_cheat_sheet", "readable", "leader_limit", "short_keep", "cell_text", "rule_notes"]
+           "write_cheat_sheet", "readable", "leader_limit", "short_keep", "cell_text", "rule_notes", "game_note"]
 
 PAGE_SIZE = (8.27, 11.69)  # A4 portrait, inches
 MIN_FONT = 8.0  # points: no text on the sheet is smaller
@@ -134,8 +134,16 @@ def cell_text(keep: str, p) -> str:
     return f"{short_keep(keep)} {pct}"
 
 
+def game_note() -> str:
+    """The sheet's line on what it is not: the round answer only, and where the game answer is."""
+    from .advisor import players_text
+    return ("Round answers: the best keep for this round alone. The game answer (the pot, the tokens, the players "
+            "still to throw) can differ; four21sim advise HAND --state ... gives both and says why "
+            f"({players_text('game')} players).")
+
+
 def rule_notes(v: Variant, role: str) -> list[str]:
-    """What the chances on a page count and what they leave out, one line each."""
+    """What the chances on a page count and what they leave out, one line each (a sheet adds :func:`game_note`)."""
     lines = []
     if role == "leader":
         lines.append("Leader: P(not losing the round to one follower who then plays to beat your hand with as many "
@@ -265,13 +273,15 @@ def cheat_sheet(variant: Variant | str, targets: Sequence[str] | None = None, ov
              _cells(lead[lead["throws_left"] == m])) for m in sorted(set(lead["throws_left"]), reverse=True)]
     index = "; ".join(f"{ts[0]}-{ts[-1]}: p. {2 + k}" for k, ts in enumerate(pages_of))
     figs = [_page(v, title, _LEGEND, hands, cols,
-                  rule_notes(v, "leader") + [f"Follower pages, by the hand to beat: {index}."], f"page 1 of {total}")]
+                  rule_notes(v, "leader") + [f"Follower pages, by the hand to beat: {index}.", game_note()],
+                  f"page 1 of {total}")]
     foll = data[data["role"] == "follower"]
     for k, ts in enumerate(pages_of):
         cols = [(kinds.get(t, "chosen hands"), f"beat {t}", f"{m} left",
                  _cells(foll[(foll["beat"] == t) & (foll["throws_left"] == m)])) for t in ts for m in (2, 1)]
         figs.append(_page(v, title, f"Follower ({v.followers} rule), to beat the worst hand on the table: "
-                          "the dice to keep and P(beat it). " + _LEGEND_SHORT, hands, cols, rule_notes(v, "follower"),
+                          "the dice to keep and P(beat it). " + _LEGEND_SHORT, hands, cols,
+                          rule_notes(v, "follower") + [game_note()],
                           f"page {k + 2} of {total}"))
     return figs
 

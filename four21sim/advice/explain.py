@@ -36,7 +36,8 @@ import numpy as np
 from ..rules import dice
 from ..rules import kernel as R
 
-__all__ = ["NEAR_TIE", "Stakes", "stakes", "gap_parts", "ties", "explain", "outcome_values", "round_table"]
+__all__ = ["NEAR_TIE", "GAME_TIE", "Stakes", "stakes", "gap_parts", "ties", "round_tol", "explain", "reason",
+           "outcome_values", "round_table"]
 
 NEAR_TIE = 0.0025
 """Keeps closer than this to the best on a measure (0.25 percentage point of a
@@ -286,7 +287,8 @@ def _tie_words(keeps: list, tol, objective: str, measure: str) -> str:
     return " ".join(out)
 
 
-def _round_tol(keeps) -> float:
+def round_tol(keeps) -> float:
+    """The round's tie tolerance: 0 between exact fractions, 1e-12 between floats."""
     return 0 if all(isinstance(k.value, (Fraction, int)) for k in keeps) else 1e-12
 
 
@@ -325,20 +327,21 @@ def _why(g: Stakes, r: Stakes, gk, rk, phase: str) -> str:
 
 
 def explain(variant, role: str, measure: str, objective: str, round_keeps: list, game_keeps: list | None,
-            state, hand: int, made: int, leader_hand: int | None = None, count: int | None = None) -> str:
+            state, hand: int, made: int, leader_hand: int | None = None, count: int | None = None,
+            no_game: str = "Give the game state for the game answer, P(winning the game).") -> str:
     """The advisor's explanation: which answer is which, ties and near-ties, and why they differ.
 
     Every number is computed: the keeps' values on both measures and, when the answers
     differ, the split of the game gap over the round's outcomes (:func:`gap_parts`).
+    ``no_game`` is the last sentence of a round answer without a game answer: where to get one.
     """
-    rtol = _round_tol(round_keeps)
+    rtol = round_tol(round_keeps)
     best = round_keeps[0]
     round_ties = _tie_words(round_keeps, rtol, objective, measure)
     if game_keeps is None:
         return " ".join(filter(None, [f"Round answer only: {_what(best)} maximises {measure} this round "
                                       f"({_fmt(best.value, objective)}).", round_ties,
-                                      "Give the game state (2 players) for the game answer, "
-                                      "P(winning the game)."]))
+                                      no_game]))
     pot, mine, theirs = state
     phase = "charge" if pot else "decharge"
     where = f"from pot {pot}, you {mine}, the opponent {theirs}"
@@ -374,3 +377,109 @@ def explain(variant, role: str, measure: str, objective: str, round_keeps: list,
     sg = stakes(variant, role, hand, made, g.index, state, leader_hand, count, g.keep)
     sr = stakes(variant, role, hand, made, r.index, state, leader_hand, count, r.keep)
     return " ".join([head, *notes, _why(sg, sr, g, r, phase)])
+
+
+# ------------------------------------------------------------------ the short reason (play's hints, the trainer)
+def _kept(hand: int, keep: int, style: str) -> str:
+    """The dice kept as ``play`` says them (``6 5``) or as ``advise`` does (``6 5 _``)."""
+    return dice.keep_label(hand, keep) if style == "advise" else " ".join(dice.keep_name(keep))
+
+
+def _doing(hand: int, keep: int, style: str = "play") -> str:
+    """A keep as what the player does: ``stopping on 652``, ``throwing all three again``, ``keeping 6 5``."""
+    if keep == dice.FULL_KEEP + hand:
+        return f"stopping on {dice.hand_name(hand)}"
+    return "throwing all three again" if keep == dice.EMPTY_KEEP else f"keeping {_kept(hand, keep, style)}"
+
+
+def _choice(hand: int, keep: int, style: str = "play") -> str:
+    if keep == dice.FULL_KEEP + hand:
+        return "stop"
+    return "throw all three again" if keep == dice.EMPTY_KEEP else f"keep {_kept(hand, keep, style)}"
+
+
+def _cause(name: str, g: Stakes, r: Stakes, phase: str, pct) -> str:
+    """The part of :func:`gap_parts` named ``name`` as a reason: what the game's keep changes."""
+    if name == "often":
+        more = "more" if g.p_win >= r.p_win else "less"
+        return (f"it wins the round {more} often against an opponent playing the game ({pct(g.p_win)} against "
+                f"{pct(r.p_win)})")
+    won = name == "win"
+    then = (g.game_if_win, r.game_if_win) if won else (g.game_if_lose, r.game_if_lose)
+    pay = (g.pay_if_win, r.pay_if_win) if won else (g.pay_if_lose, r.pay_if_lose)
+    if won:
+        moves = "you give away" if phase == "decharge" else "the opponent takes"
+    else:
+        moves = "you take"
+    source = "" if phase == "decharge" else " from the pot"
+    what = "a won round is worth more" if won else "a lost round costs less"
+    return (f"{what} after it (then P(win the game) {pct(then[0])} against {pct(then[1])}; {moves} {pay[0]:.2f} "
+            f"tokens{source} on average against {pay[1]:.2f})")
+
+
+def reason(variant, role: str, hand: int, made: int, state, round_keep: int, game_keep: int, round_of, game_of,
+           measure: str, objective: str, leader_hand: int | None = None, count: int | None = None,
+           digits: int = 2) -> str:
+    """One sentence with its numbers: why the game answer's keep beats the round answer's (2 players).
+
+    The short form of :func:`explain` for ``play``'s hints and the trainer: both keeps on both
+    measures, the game gap, and the largest part of it (:func:`gap_parts` over :func:`stakes`).
+
+    Parameters
+    ----------
+    variant : Variant
+    role : {'leader', 'follower'}
+    hand, made : int
+        The hand held (index) and the throws made so far.
+    state : (pot, mine, theirs)
+    round_keep, game_keep : int
+        The round answer's keep and the game answer's (keep indices).
+    round_of, game_of : mapping
+        Keep index -> the round answer's value, -> P(win the game).
+    measure, objective : str
+        The round answer's measure (``P(beat 611)``) and objective.
+    leader_hand, count : int, optional
+        A follower: the leader's hand (index) and count.
+    digits : int
+        Decimals of the percentages (those of the text around the sentence).
+    """
+    def pct(x) -> str:
+        return f"{100 * float(x):.{digits}f}%"
+
+    def fmt(x) -> str:
+        return f"{float(x):.4f}" if objective == "value" else pct(x)
+
+    r, g = int(round_keep), int(game_keep)
+    sg = stakes(variant, role, hand, made, g, state, leader_hand, count)
+    sr = stakes(variant, role, hand, made, r, state, leader_hand, count)
+    name = max(gap_parts(sg, sr).items(), key=lambda p: p[1])[0]
+    phase = "charge" if state[0] else "decharge"
+    gap = 100 * (float(game_of[g]) - float(game_of[r]))
+    return (f"For the game, {_choice(hand, g)} rather than {_choice(hand, r)}: {_doing(hand, r)} gives {measure} "
+            f"{fmt(round_of[r])} but P(win the game) {pct(game_of[r])}, {_doing(hand, g)} {fmt(round_of[g])} and "
+            f"{pct(game_of[g])} ({gap:+.{digits}f} pp for the game), mostly because "
+            f"{_cause(name, sg, sr, phase, pct)}.")
+
+
+def reason_table(hand: int, round_keep: int, game_keep: int, round_of, pay_of, measure: str, objective: str,
+                 digits: int = 2, style: str = "play") -> str:
+    """One sentence with its numbers: why the game answer's keep beats the round answer's at 3 players or more.
+
+    Both keeps on both measures (the round's, P(pay)) and what each answer weighs; the
+    2-player split over the round's outcomes (:func:`gap_parts`) is not computed at n players.
+    ``style``: the keeps written as ``play`` writes them (``keep 6 1``) or as ``advise`` (``keep 6 _ 1``).
+    """
+    def pct(x) -> str:
+        return f"{100 * float(x):.{digits}f}%"
+
+    def fmt(x) -> str:
+        return f"{float(x):.4f}" if objective == "value" else pct(x)
+
+    r, g = int(round_keep), int(game_keep)
+    gap = 100 * (float(pay_of[r]) - float(pay_of[g]))
+    return (f"For the game, {_choice(hand, g, style)} rather than {_choice(hand, r, style)}: {_doing(hand, r, style)} "
+            f"gives {measure} {fmt(round_of[r])} but P(pay) {pct(pay_of[r])}, {_doing(hand, g, style)} "
+            f"{fmt(round_of[g])} and "
+            f"{pct(pay_of[g])} (paying {gap:.{digits}f} pp less often): the round answer plays for this round only "
+            "(a leader against one follower, a follower against the worst hand so far), the game answer weighs the "
+            "tokens at stake and every player still to throw.")

@@ -1,10 +1,10 @@
 """Game logs: a game played with :mod:`four21sim.advice.play`, saved so that it can be replayed.
 
-A log is a text file of JSON lines, one game per line (docs/environment.md gives every
-key). A game is reproduced exactly by its rules, its seats, its seed and game index
-(the dice: the engine's stream, docs/engine.md), where it started, and the keeps the
-person chose; the log also keeps what each choice cost (``--train``) and the result, which
-:func:`replay` checks.
+A log is a text file of JSON lines, one game per line, written by ``four21sim play --log
+games.jsonl`` (docs/play.md, Game logs, gives every key). A game is reproduced exactly by
+its rules, its seats, its seed and game index (the dice: the engine's stream,
+docs/engine.md), where it started, and the keeps the person chose; the log also keeps
+what each choice cost (``--train``) and the result, which :func:`replay` checks.
 
     {"format": "four21sim-game", "version": 1, "variant": {...}, "players": 2, "seat": 0,
      "opponents": [null, "optimal"], "seed": 7, "game": 0, "start": "pot=11,t0=0,t1=0,leader=0",

@@ -15,7 +15,18 @@ from ..exact import nplayer, odds
 from ..rules import dice
 from ..rules.state import GameState, Turn
 from ..rules.variants import Variant, as_variant
-from .advisor import Advice, _measure, _round_answer, _situation, keep_order
+from .advisor import (
+    GAME_PLAYERS,
+    Advice,
+    _measure,
+    _round_answer,
+    _situation,
+    best_play,
+    check_players,
+    keep_order,
+    players_text,
+)
+from .explain import GAME_TIE, reason_table
 from .trainer import Trainer
 
 __all__ = ["advise_table", "table_turn", "table_game_keeps", "explain_table", "GAME_MEASURE"]
@@ -59,9 +70,10 @@ def table_game_keeps(variant: Variant, turn: Turn) -> tuple[list[odds.Keep], str
 
     Raises ValueError where no exact solver reaches (more players, or more tokens, than they take).
     """
-    if not 3 <= turn.players <= nplayer.MAX_PLAYERS:
-        raise ValueError(f"players: {turn.players} is not allowed for the game answer; allowed: 2 to "
-                         f"{nplayer.MAX_PLAYERS}")
+    check_players(turn.players, game=True)
+    if turn.players < 3:
+        raise ValueError(f"players: {turn.players} is not allowed here; allowed: 3 to {GAME_PLAYERS[1]} (2 players: "
+                         "four21sim.advice.advise with state=(pot, mine, theirs))")
     values = Trainer(variant, turn.players).values(turn)
     if not values.exact_game:
         cap = nplayer.MAX_TOKENS[turn.players]
@@ -80,25 +92,29 @@ def _what(k: odds.Keep) -> str:
     return "stop" if k.stop else f"keep {k.keep}"
 
 
-def explain_table(measure: str, rows: list, game: list) -> str:
-    """One line: whether the round and game answers agree, and what each keep gives on both measures."""
-    rk, gk = rows[0], game[0]
+def explain_table(measure: str, rows: list, game: list, objective: str, hand: int) -> str:
+    """One line: whether the round and game answers agree, and what each keep gives on both measures
+    (``objective``: the round answer's; ``hand``: the hand held, its index).
+
+    The round answer's keep is the best play (:func:`four21sim.advice.advisor.best_play`: a round
+    tie broken by P(pay)); when it is not the game's, :func:`four21sim.advice.explain.reason_table`
+    says why, with the numbers.
+    """
+    bp = best_play(rows, game, lower_is_better=True, game_measure=GAME_MEASURE)
+    rk, gk = bp.keep, game[0]
     round_of = {k.index: float(k.value) for k in rows}
     pay_of = {k.index: float(k.value) for k in game}
-    if rk.index == gk.index or pay_of[rk.index] - pay_of[gk.index] <= 1e-12:
+    tied = [rk, *bp.tied]
+    if len(tied) > 1 and any(k.index == gk.index for k in tied):
+        others = [k for k in tied if k.index != rk.index]
+        return (f"{len(tied)} keeps tie on {measure} ({100 * round_of[rk.index]:.2f}%): "
+                f"{', '.join(_what(k) for k in rows if k in tied)}; the game answer breaks the tie: {_what(rk)}, "
+                f"P(pay) {100 * pay_of[rk.index]:.2f}% against "
+                + ", ".join(f"{100 * pay_of[k.index]:.2f}% for {_what(k)}" for k in others) + ".")
+    if rk.index == gk.index or pay_of[rk.index] - pay_of[gk.index] <= GAME_TIE:
         return (f"The round and game answers agree: {_what(rk)} ({measure} {100 * round_of[rk.index]:.2f}%, "
                 f"P(pay) {100 * pay_of[rk.index]:.2f}%).")
-    gap = 100 * (pay_of[rk.index] - pay_of[gk.index])
-    if round_of[gk.index] == round_of[rk.index]:
-        tied = [k for k in rows if round_of[k.index] == round_of[rk.index]]
-        return (f"{len(tied)} keeps tie on {measure} ({100 * round_of[rk.index]:.2f}%): "
-                f"{', '.join(_what(k) for k in tied)}; the game answer breaks the tie: {_what(gk)}, P(pay) "
-                f"{100 * pay_of[gk.index]:.2f}% against {100 * pay_of[rk.index]:.2f}% for {_what(rk)} ({gap:.2f} pp).")
-    return (f"They differ: {_what(rk)} gives {measure} {100 * round_of[rk.index]:.2f}% and P(pay) "
-            f"{100 * pay_of[rk.index]:.2f}%; {_what(gk)} gives {100 * round_of[gk.index]:.2f}% and "
-            f"{100 * pay_of[gk.index]:.2f}%: the game answer pays {gap:.2f} pp less often. The round answer plays "
-            "for this round only (a leader against one follower, a follower against the worst hand so far); the "
-            "game answer weighs the tokens at stake and every player still to throw.")
+    return reason_table(hand, rk.index, gk.index, round_of, pay_of, measure, objective, style="advise")
 
 
 def _table_state(v: Variant, state, players: int, seat: int, role: str | None, beat: bool):
@@ -144,6 +160,9 @@ def advise_table(hand, state, *, players: int, seat: int = 0, role: str | None =
     v = as_variant(variant)
     if not isinstance(v, Variant):
         raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
+    if not GAME_PLAYERS[0] < players <= GAME_PLAYERS[1]:
+        raise ValueError(f"players: {players!r} is not allowed for the game answer at a table; allowed: 3 to "
+                         f"{GAME_PLAYERS[1]} (the exact solvers reach {players_text('game')} players)")
     h = odds._as_hand(hand, "hand")
     targets = [beat] if isinstance(beat, str) else list(beat or [])
     state, role = _table_state(v, state, players, seat, role, bool(targets))
@@ -166,4 +185,4 @@ def advise_table(hand, state, *, players: int, seat: int = 0, role: str | None =
     game, source = table_game_keeps(v, turn)
     return Advice(v, role, dice.hand_name(h), int(throws_left), int(c - throws_left), int(c),
                   [dice.hand_name(t) for t in sorted(target_idx, key=lambda t: rank[t])], obj, tgt_name, measure,
-                  rows, state, game, explain_table(measure, rows, game), v.followers, players, seat, source)
+                  rows, state, game, explain_table(measure, rows, game, obj, h), v.followers, players, seat, source)

@@ -22,7 +22,7 @@ from ..rules import dice
 from ..rules.state import Turn
 from ..rules.variants import Variant
 
-__all__ = ["KeepValues", "Trainer", "TIE"]
+__all__ = ["KeepValues", "Answers", "Trainer", "TIE"]
 
 TIE = 1e-9  # values this close are the same decision (the solvers' tie tolerance is 1e-12)
 
@@ -64,6 +64,41 @@ class KeepValues:
         """How much worse ``keep`` is than the best, in the measure's units (0 within TIE)."""
         c = self._good(self.best) - self._good(keep)
         return 0.0 if c <= TIE else float(c)
+
+
+@dataclass(frozen=True)
+class Answers:
+    """Both answers at one decision of a game, as the hints and the trainer say them.
+
+    Attributes
+    ----------
+    round : list of odds.Keep
+        The round answer's legal keeps, best first, exact fractions.
+    measure : str
+        What the round values are, e.g. ``P(beat 611)``.
+    objective : str
+        The round answer's objective.
+    game : KeepValues or None
+        The exact game values (None where no solver reaches).
+    best : BestPlay
+        The best play on the round, a round tie broken by the game answer
+        (:func:`four21sim.advice.advisor.best_play`).
+    reason : str
+        ``''`` when the round's best play is also the game's (within :data:`TIE`), else one
+        sentence with the numbers saying why the game answer differs
+        (:func:`four21sim.advice.explain.reason`, :func:`~four21sim.advice.explain.reason_table`).
+    """
+
+    round: list
+    measure: str
+    objective: str
+    game: KeepValues | None
+    best: object
+    reason: str
+
+    @property
+    def differ(self) -> bool:
+        return bool(self.reason)
 
 
 class Trainer:
@@ -137,15 +172,44 @@ class Trainer:
         return KeepValues("P(pay)", {k: 1.0 - x for k, x in u.items()}, True,
                           f"exact, {who}, everyone playing the equilibrium afterwards", True)
 
-    def round_values(self, turn: Turn) -> KeepValues:
-        """The round answer's values at ``turn`` (single-turn odds: a follower against the worst hand so far,
-        a leader against one follower)."""
+    def _round(self, turn: Turn):
+        """The round answer at ``turn``: ``(legal keeps best first, exact; measure; objective)``."""
         from .advisor import advise
         worst = None if turn.leading else dice.hand_name(turn.target)
         kw = dict(role="leader") if turn.leading else dict(role="follower", beat=worst, count=turn.limit)
         adv = advise(dice.hand_name(turn.hand), throws_left=turn.throws_left, phase=turn.phase,
-                     variant=self.variant, exact=False, **kw)
-        values = {k.index: float(k.value) for k in adv.round}
-        values = {k: values[k] for k in dice.keeps_of(turn.hand, allow_stop=turn.may_stop) if k in values}
-        return KeepValues(adv.measure, values, False, "the round answer only (no exact solver for this table)",
-                          False)
+                     variant=self.variant, exact=True, **kw)
+        legal = set(int(k) for k in dice.keeps_of(turn.hand, allow_stop=turn.may_stop))
+        return [k for k in adv.round if k.index in legal], adv.measure, adv.objective
+
+    def round_values(self, turn: Turn) -> KeepValues:
+        """The round answer's values at ``turn`` (single-turn odds: a follower against the worst hand so far,
+        a leader against one follower), in the round answer's order."""
+        rows, measure, _ = self._round(turn)
+        return KeepValues(measure, {k.index: float(k.value) for k in rows}, False,
+                          "the round answer only (no exact solver for this table)", False)
+
+    def answers(self, turn: Turn) -> Answers:
+        """Both answers at ``turn``: the best play (a round tie broken by the game), the game values, and
+        why the game answer differs where it does."""
+        from .advisor import best_play
+        from .explain import reason, reason_table
+        rows, measure, objective = self._round(turn)
+        values = self.values(turn)
+        game = values if values.exact_game else None
+        bp = best_play(rows, None if game is None else game.values,
+                       lower_is_better=game is not None and game.lower_is_better,
+                       game_measure="" if game is None else game.measure)
+        why = ""
+        if game is not None and game.cost(bp.index) > 0.0:
+            round_of = {k.index: k.value for k in rows}
+            if game.lower_is_better:
+                why = reason_table(turn.hand, bp.index, game.best, round_of, game.values, measure, objective, 1)
+            else:
+                other = next(s for s in turn.order if s != turn.seat)
+                state = (turn.pot, turn.tokens[turn.seat], turn.tokens[other])
+                role = "leader" if turn.leading else "follower"
+                why = reason(self.variant, role, turn.hand, turn.made, state, bp.index, game.best, round_of,
+                             game.values, measure, objective, None if turn.leading else turn.target,
+                             None if turn.leading else turn.limit, 1)
+        return Answers(rows, measure, objective, game, bp, why)

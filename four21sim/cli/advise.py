@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ..advice.advisor import ROLES, Advice, format_advice
+from ..advice.advisor import GAME_PLAYERS, ROLES, ROUND_PLAYERS, Advice, format_advice, players_text
 from ..advice.advisor import advise as _advise
 from ..exact import odds
 from ..rules.state import parse_state
@@ -26,12 +26,16 @@ _EPILOG = """examples:
   four21sim advise 543 --throws-left 1 --beat 654 --state pot=0,mine=3,theirs=8   # ... and the game answer
   four21sim advise 631 --role leader --state 11,0,0         # a leader: stop against each keep
   four21sim advise 552 --objective 421 --followers at_most
+  four21sim advise 631 --throws-left 2 --beat 654,521 --players 4    # 4 players: the round answer
   four21sim advise 631 --players 4 --seat 2 --state pot=0,t0=3,t1=4,t2=2,t3=2,leader=0 --beat 654,521
-                                                            # 4 players: P(pay) of each keep
+                                                            # ... and P(pay) of each keep
   four21sim advise --chart super421 --out super421-keeps.pdf   # a printable cheat sheet
 
-The round answer comes from the exact single-turn odds; the game answer (with --state)
-from the exact solvers: P(win the game) with 2 players, P(pay) with 3 to 6. The rules are in docs/rules.md.
+The round answer comes from the exact single-turn odds, at {round} players (it does not
+depend on the tokens); the game answer (with --state) from the exact solvers, at {game}
+players: P(win the game) with 2, P(pay) with 3 or more. Where the two differ, the last
+lines say why; "Best play" breaks a tie on the round by the game answer. The rules are in
+docs/rules.md, the advisor in docs/advisor.md.
 """
 
 
@@ -78,9 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Rank every way to keep dice from a hand, with the exact probability (or expected value) "
-                    "each achieves in the round and, given the state of a 2-player game (--state), the exact "
-                    "probability of winning the game.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                    "each achieves in the round and, given the state of the game (--state), the exact "
+                    "probability of winning the game (2 players) or of paying (3 or more).",
+        epilog=_EPILOG.format(round=players_text("round"), game=players_text("game")),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("hand", nargs="?", help="the three dice held, in any order: 631, 6-3-1")
     p.add_argument("--role", choices=ROLES, default=None,
                    help="leader (throws first, may stop any time) or follower (plays to the leader's count); "
@@ -95,13 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state", metavar="STATE",
                    help="2 players: the tokens in the pot, yours and the opponent's, as pot=P,mine=M,theirs=T"
                         "[,leader=me|them] or POT,MINE,THEIRS (the format of solve and play, docs/advisor.md); "
-                        "adds the game answer, P(win the game), from the exact solver")
+                        f"adds the game answer, P(win the game), from the exact solver (3 to {GAME_PLAYERS[1]} "
+                        "players: see --players)")
     p.add_argument("--players", type=int, default=2, metavar="N",
-                   help="players at the table (default 2); with 3 to 6, --state gives every seat's tokens and the "
-                        "leader (pot=P,t0=A,t1=B,...,leader=SEAT), --beat the hands before you in playing order "
-                        "(HAND or HAND:THROWS, the leader's first), and the game answer is P(pay) of each keep, "
-                        "everyone playing the exact equilibrium afterwards")
-    p.add_argument("--seat", type=int, default=0, metavar="S", help="with --players 3 or more: your seat (default 0)")
+                   help=f"players at the table, {players_text('round')} (default 2); --beat the hands before you in "
+                        "playing order (HAND or HAND:THROWS, the leader's first; the round answer plays against the "
+                        f"worst). The game answer takes {players_text('game')}: from 3, --state gives every seat's "
+                        "tokens and the leader (pot=P,t0=A,t1=B,...,leader=SEAT) and the game answer is P(pay) of "
+                        "each keep, everyone playing the exact equilibrium afterwards")
+    p.add_argument("--seat", type=int, default=0, metavar="S",
+                   help="with --players 3 or more and --state: your seat (default 0)")
     p.add_argument("--phase", choices=("charge", "decharge"), default=None,
                    help="the phase whose throw limit applies (default: from --state, else charge)")
     p.add_argument("--objective", choices=odds.ADVICE_OBJECTIVES, default=None,
@@ -152,17 +160,26 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
                          "e.g. 611 or 611,543")
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
-    throws, role = None, args.role
+    throws, role, count = None, args.role, args.count
     if args.players == 2 and args.seat != 0:
         raise ValueError(f"--seat: {args.seat} is not allowed with --players 2; allowed: --players 3 or more "
                          "(with 2 players you are seat 0: --state pot=P,mine=M,theirs=T)")
-    if args.players != 2:
-        from ..exact.nplayer import MAX_PLAYERS
-        if not 3 <= args.players <= MAX_PLAYERS:
-            raise ValueError(f"--players: {args.players} is not allowed; allowed: 2 to {MAX_PLAYERS}")
-        if not args.state:
-            raise ValueError(f"--state: missing; allowed with --players {args.players}: the state of the game, "
-                             "pot=P,t0=A,t1=B,...,leader=SEAT")
+    lo, hi = ROUND_PLAYERS
+    if not lo <= args.players <= hi:
+        raise ValueError(f"--players: {args.players} is not allowed; allowed: {players_text('round')} (the game "
+                         f"answer, with --state: {players_text('game')})")
+    if args.state and args.players > GAME_PLAYERS[1]:
+        raise ValueError(f"--players: {args.players} is not allowed with --state; allowed: {players_text('game')} "
+                         f"(the game answer's exact solvers reach {GAME_PLAYERS[1]} players; without --state, the "
+                         f"round answer takes {players_text('round')})")
+    if args.players != 2 and not args.state:
+        if not 0 <= args.seat < args.players:
+            raise ValueError(f"--seat: {args.seat} is not allowed; allowed: 0 to {args.players - 1}")
+        # the other hands' throws matter to the game answer only; the leader's is the round's count
+        beat, given = _beat_throws(beat)
+        count = args.count if args.count is not None or not given or given[0] is None else given[0]
+        state = None
+    elif args.players != 2:
         beat, throws = _beat_throws(beat)
         if throws is not None and beat:
             count = args.count if args.count is not None else throws[0]
@@ -171,15 +188,15 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     else:
         state, role = _parse_state(args.state, variant, args.role) if args.state else (None, args.role)
     try:
-        if args.players != 2:
+        if args.players != 2 and state is not None:
             from ..advice.table_answer import advise_table
             return args, advise_table(args.hand, state, players=args.players, seat=args.seat, role=role, beat=beat,
                                       throws=throws, reach=args.reach, objective=args.objective,
                                       throws_left=args.throws_left, count=args.count if args.count is not None
                                       or not throws else throws[0], phase=args.phase, variant=variant)
         return args, _advise(args.hand, role=role, beat=beat, reach=args.reach, objective=args.objective,
-                             throws_left=args.throws_left, count=args.count, phase=args.phase, state=state,
-                             variant=variant)
+                             throws_left=args.throws_left, count=count, phase=args.phase, state=state,
+                             variant=variant, players=args.players)
     except ValueError as exc:
         # the library names its parameters; the command line names its options
         msg = str(exc)

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 
+from ..advice.advisor import players_text, wrap_text
 from ..advice.gamelog import game_record, read_log, replay, write_log
 from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
-from ..advice.trainer import KeepValues, Trainer
+from ..advice.trainer import Answers, KeepValues, Trainer
 from ..policies import policy_help
 from ..rules import dice
 from ..rules.state import STATE_FORMS, parse_state
@@ -54,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "player (2 players), the equilibrium (3), habit players or a plugged-in policy, and "
                                 "learn what each choice costs.",
                                 epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--players", type=int, default=2, metavar="N", help="players at the table, 2 to 8 (default 2)")
+    p.add_argument("--players", type=int, default=2, metavar="N",
+                   help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default 2); the game answer of the "
+                        f"hints and the trainer reaches {players_text('game')} players")
     p.add_argument("--seat", type=int, default=0, metavar="S",
                    help="your seat, 0 to N-1; seat 0 leads the first round (default 0)")
     p.add_argument("--opponents", metavar="POLICY", default=None,
@@ -66,13 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=int, default=0, metavar="G",
                    help="the first game's index in the seed's stream (default 0); the next games follow")
     p.add_argument("--state", metavar="STATE", help=f"start from this state: {STATE_FORMS} (default: the start)")
-    p.add_argument("--hint", action="store_true", help="show the advisor's answer after each of your throws")
+    p.add_argument("--hint", action="store_true",
+                   help="show the advisor's answers after each of your throws: for the round and, where a solver "
+                        "reaches, for the game, and why they differ when they do")
     p.add_argument("--train", action="store_true",
-                   help="after each of your decisions, say what it cost against the best keep, with a running score")
+                   help="after each of your decisions, say what it cost against the best keep, with a running "
+                        "score (and why, when the round's best keep is not the game's)")
     p.add_argument("--games", type=int, default=1, metavar="N",
                    help="games to play in a row before asking whether to play another (default 1)")
-    p.add_argument("--log", metavar="FILE", help="save the games (JSON lines, docs/environment.md)")
-    p.add_argument("--replay", metavar="FILE", help="replay the games of a log instead of playing")
+    p.add_argument("--log", metavar="FILE", help="save the games to FILE, one JSON line a game, e.g. games.jsonl "
+                   "(the format: docs/play.md, Game logs)")
+    p.add_argument("--replay", metavar="FILE", help="replay the games of a log (play --log FILE) instead of playing")
     add_variant_options(p)
     add_version(p)
     return p
@@ -103,7 +108,7 @@ def choice_words(hand: int, keep: int) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    return f"{100 * float(x):.1f}%"
 
 
 class Score:
@@ -134,19 +139,19 @@ class Terminal:
                  read: Callable[[str], str] = input, write: Callable[[str], None] = print, width: int | None = None):
         self.variant, self.players, self.seat, self.names = variant, players, seat, names
         self.hint, self.train, self.read, self._write = hint, train, read, write
-        self.width = width or max(40, shutil.get_terminal_size((100, 24)).columns)
+        self.width = width
         self.trainer = Trainer(variant, players)  # solves only when first asked (or by main with --hint/--train)
         self.score, self.choices, self.replaying = Score(), [], False
         self._held: list[str] | None = None  # replaying: what judge says, printed after the keep it judges
+        self._answers: tuple | None = None
+        self._reason_shown: Turn | None = None  # the decision whose hint already said why (judge does not repeat it)
 
     def write(self, text: str) -> None:
         if self._held is not None:
             self._held.append(text)
             return
         for line in text.split("\n"):
-            indent = line[:len(line) - len(line.lstrip())]
-            self._write(textwrap.fill(line, self.width, subsequent_indent=indent + "  ", break_long_words=False,
-                                      break_on_hyphens=False) if line.strip() else line)
+            self._write(wrap_text(line, self.width))
 
     def name(self, s: int) -> str:
         return self.names[s]
@@ -201,26 +206,32 @@ class Terminal:
             self.write(self.score.line())
 
     # ------------------------------------------------------------------ advice and costs
-    def _round_line(self, t: Turn) -> str:
-        v = self.trainer.round_values(t)
-        k = v.best
-        later = len(t.order) - 1 - len(t.table)
+    def answers(self, t: Turn) -> Answers:
+        """Both answers at ``t`` (:meth:`Trainer.answers`), computed once per decision for the hint and the cost."""
+        if self._answers is None or self._answers[0] is not t:
+            self._answers = (t, self.trainer.answers(t))
+        return self._answers[1]
+
+    def advice(self, t: Turn) -> str:
+        a = self.answers(t)
+        bp, later = a.best, len(t.order) - 1 - len(t.table)
         if t.leading:
             caveat = (" against one follower" + (f"; with {later} followers it is a guide only" if later > 1 else ""))
         else:
             caveat = f"; {later} player{'s' if later > 1 else ''} still to throw after you" if later else ""
-        return f"for the round, {choice_words(t.hand, k)} ({v.measure} = {_pct(v.values[k])}{caveat})", k
-
-    def advice(self, t: Turn) -> str:
-        text, round_best = self._round_line(t)
-        lines = [f"  hint: {text}"]
-        g = self.trainer.values(t)
-        if g.exact_game:
+        tie = f" {bp.note()}" if bp.tied else ""
+        lines = [f"  hint: for the round, {choice_words(t.hand, bp.index)} ({a.measure} = {_pct(bp.keep.value)}"
+                 f"{caveat}){tie}"]
+        g = a.game
+        if g is not None:
             k = g.best
-            agree = "the round answer is the game's best keep too" if k == round_best or \
-                g.cost(round_best) == 0 else f"the round answer would cost {100 * g.cost(round_best):.2f} pp"
+            agree = "the round answer is the game's best keep too" if not a.differ else \
+                f"the round answer would cost {100 * g.cost(bp.index):.2f} pp"
             lines.append(f"  hint: for the game, {choice_words(t.hand, k)} ({g.measure} = {_pct(g.values[k])}; "
                          f"{g.source}); {agree}.")
+            if a.differ:
+                lines.append(f"  hint: {a.reason}")
+                self._reason_shown = t
         return "\n".join(lines)
 
     def judge(self, t: Turn, keep: int) -> dict:
@@ -238,6 +249,12 @@ class Terminal:
         else:
             self.write(f"  train: cost {100 * cost:.2f} pp of {v.measure}: {choice_words(t.hand, best)} was best "
                        f"({_pct(v.values[best])} against {_pct(v.values[keep])}; {v.source}).")
+        if v.exact_game:
+            a = self.answers(t)
+            if a.differ and self._reason_shown is not t:
+                # the round answer is what a player goes by at the table: say why the game's keep is not it
+                self.write(f"  why: the round answer says {choice_words(t.hand, a.best.index)} "
+                           f"({a.measure} = {_pct(a.best.keep.value)}). {a.reason}")
         return entry
 
     def _ask(self, t: Turn) -> int:
