@@ -26,13 +26,11 @@ outcomes.
 
 from __future__ import annotations
 
-import re
-import shutil
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .._util.checks import check_int
+from .._util.display import wrap_text
 from ..exact import nplayer, odds
 from ..rules import dice
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
@@ -55,31 +53,6 @@ def players_text(which: str = "round") -> str:
     """``"2 to 8"`` (``which="round"``) or ``"2 to 6"`` (``"game"``): the ranges as every message says them."""
     lo, hi = {"round": ROUND_PLAYERS, "game": GAME_PLAYERS}[which]
     return f"{lo} to {hi}"
-
-
-def wrap_text(text: str, width: int | None = None, hang: str = "  ") -> str:
-    """``text`` with every line longer than ``width`` wrapped at word boundaries, its indent kept
-    (continuation lines ``hang`` further in).
-
-    ``width`` defaults to the terminal's (80 columns when the output is not a terminal), so
-    that a line never runs past the screen's edge and breaks mid-word.
-    """
-    width = width or max(40, shutil.get_terminal_size((80, 24)).columns)
-    out = []
-    for line in text.split("\n"):
-        if len(line) <= width or not line.strip():
-            out.append(line)
-            continue
-        indent = line[:len(line) - len(line.lstrip())]
-        # a keep (6 _ 1) or a hand's dice (6 5 2) is one word: never cut across two lines
-        glued = _DICE3.sub(lambda m: m.group(0).replace(" ", _GLUE), line)
-        out.append(textwrap.fill(glued, width, subsequent_indent=indent + hang, break_long_words=False,
-                                 break_on_hyphens=False).replace(_GLUE, " "))
-    return "\n".join(out)
-
-
-_DICE3 = re.compile(r"(?<!\w)[1-6_] [1-6_] [1-6_](?!\w)")
-_GLUE = "\x00"  # not whitespace to textwrap, and never in the text
 
 
 def _label(k) -> str:

@@ -1,9 +1,9 @@
 """``four21sim play``: play 421 at the terminal, and train.
 
 Against the optimal player (2 players), optimal players (3 players: the certified
-equilibrium, solved the first time in up to two minutes, then read from the disk cache;
-4 to 6 players: the certified n-player equilibrium deciding one turn at a time, solved the
-first time in minutes), habit players, or a plugged-in Python policy (``--opponents FILE.py:NAME``). The dice are
+equilibrium; 4 to 6 players: the certified n-player equilibrium deciding one turn at a time;
+each solved the first time in ``exact.nplayer.FIRST_SOLVE``, then read from the disk cache),
+habit players, or a plugged-in Python policy (``--opponents FILE.py:NAME``). The dice are
 thrown by the engine's random stream (``--seed`` and ``--game`` replay a game); you choose
 your keeps by typing them: the dice to keep (``21`` keeps a 2 and a 1), ``stop``, or ``-``
 to throw all three again; ``?`` asks for a hint (``--hint`` shows it after every throw of
@@ -24,6 +24,7 @@ from ..advice.advisor import players_text, wrap_text
 from ..advice.gamelog import game_record, read_log, replay, write_log
 from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
+from ..exact.nplayer import FIRST_SOLVE as _FIRST_SOLVE
 from ..policies import policy_help
 from ..rules import dice
 from ..rules.state import STATE_FORMS, parse_state
@@ -31,8 +32,6 @@ from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
 from ._common import add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim play"
-# what the first solve of Super 421 costs on a 2-core machine (results/nplayer/REPORT.md: solve and certificate)
-_FIRST_SOLVE = {4: "about 4 minutes", 5: "about 25 minutes", 6: "hours"}
 
 _EPILOG = """examples:
   four21sim play                          # you against the optimal player, super421
@@ -383,11 +382,9 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     term.write(f"four21sim play: {variant.describe()}, {args.players} players: you in seat {args.seat} against "
                f"{name}.")
     if (args.hint or args.train) and args.players in term.trainer.exact_players:
-        term.write({2: "Solving the game for the hints and costs...",
-                    3: "Solving the game for the hints and costs (3 players: up to two minutes the first time)..."}
-                   .get(args.players, f"Solving the game for the hints and costs ({args.players} players: "
-                                      f"{_FIRST_SOLVE.get(args.players, '')} the first time, then seconds from the "
-                                      "disk cache)..."))
+        term.write("Solving the game for the hints and costs..." if args.players == 2 else
+                   f"Solving the game for the hints and costs ({args.players} players: "
+                   f"{_FIRST_SOLVE.get(args.players, '')} the first time, then seconds from the disk cache)...")
         term.trainer.solve()
     status = 0
     try:

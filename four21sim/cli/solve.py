@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from .._util.display import wrap_text
 from .._util.waiting import notice_after
 from ..exact import nplayer
 from ..exact import solve as solve_exact
@@ -34,9 +35,6 @@ from ._common import add_variant_options, add_version, run, variant_from_args
 PROG = "four21sim solve"
 SCHEMA = "four21sim.solution"
 SCHEMA_VERSION = 1
-# a first solve's wall time on a 2-core machine, numba's compile included (results/nplayer/REPORT.md)
-_SOLVE_TIMES = {3: "under a minute", 4: "1 to 2 minutes (classic: about half an hour)", 5: "10 to 30 minutes",
-                6: "about an hour"}
 
 _EPILOG = """examples:
   four21sim solve --variant super421
@@ -68,8 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="2 players: show the follower's table against a leader who stopped on HAND after COUNT throws")
     p.add_argument("--players", default="2", metavar="N",
                    help=f"2 (default: optimal play, with tables) to {MAX_PLAYERS} (an equilibrium and its "
-                        "certificate; 4 players or more take minutes at the presets' tokens, then come from the "
-                        "disk cache)")
+                        f"certificate; the first solve takes {nplayer.FIRST_SOLVE[4]} at 4 players, then comes "
+                        "from the disk cache)")
     p.add_argument("--against", metavar="P1,P2,...",
                    help="the best response of seat --seat to the other seats playing these, in seat order (one "
                         f"per other seat, or one for all): {', '.join(against_names())}")
@@ -167,9 +165,9 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     st = st.with_leader(0).check(variant, "--state")
     nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
+    first = nplayer.FIRST_SOLVE.get(n, "hours")
     with notice_after(f"solve: solving {variant.describe()} at {n} players exactly, then certifying the "
-                      f"equilibrium ({_SOLVE_TIMES.get(n, 'hours')} on 2 cores the first time; then read from the "
-                      "disk cache in seconds) ..."):
+                      f"equilibrium ({first} on 2 cores the first time; then read from the disk cache in seconds) ..."):
         sol = solve_exact(variant, n, args.objective)
     seconds = time.perf_counter() - t0
     out = _head(variant, n, args.objective, "equilibrium")
@@ -398,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out.pop("json"):
         print(json.dumps(out, indent=2))
     else:
-        print(format_text(out))
+        print(wrap_text(format_text(out)))  # to the terminal's width: prose lines ran to 219 columns
     return 0
 
 

@@ -73,10 +73,15 @@ from . import store
 
 __all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate", "verify",
            "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective", "check_tokens",
-           "keep_values", "in_play"]
+           "keep_values", "in_play", "FIRST_SOLVE"]
 
 OBJECTIVES = ("pay", "win")
 MAX_PLAYERS = 6
+FIRST_SOLVE = {3: "under a minute", 4: "about 2 minutes (classic: half an hour)", 5: "10 to 30 minutes",
+               6: "about an hour"}
+"""What the first solve of a preset costs, with its certificate and numba's first compile, on a
+2-core machine (results/nplayer/REPORT.md): the commands say it before they wait, and the docs
+quote it; later solves of the same rules read the disk cache in seconds."""
 # tokens above which a solve would not fit (memory, or hours), per number of players
 MAX_TOKENS = {2: 60, 3: 40, 4: 21, 5: 15, 6: 11}
 _NH = dice.N_HANDS
