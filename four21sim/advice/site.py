@@ -191,10 +191,10 @@ def state_values(sol, pot: int, a: int, b: int) -> list[list[float]]:
 
 
 def player_range() -> dict:
-    """The table sizes the page accepts (those of the rules), and those with a game answer somewhere."""
-    from ..exact.nplayer import MAX_PLAYERS as GAME_MAX
-    from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
-    return {"min": MIN_PLAYERS, "max": MAX_PLAYERS, "game_max": GAME_MAX}
+    """The table sizes the page accepts and those with a game answer somewhere: the advisor's own
+    (:data:`~four21sim.advice.advisor.ROUND_PLAYERS`, :data:`~four21sim.advice.advisor.GAME_PLAYERS`)."""
+    from .advisor import GAME_PLAYERS, ROUND_PLAYERS
+    return {"min": ROUND_PLAYERS[0], "max": ROUND_PLAYERS[1], "game_max": GAME_PLAYERS[1]}
 
 
 def _variant_entry(name: str, v: Variant, players: dict) -> dict:

@@ -34,6 +34,12 @@ def save(fig, path: Path) -> Path:
     return path
 
 
+def _legend_outside(ax, **kw) -> None:
+    """The legend to the right of the axes: over the bars, wherever matplotlib's "best" put it, it hid
+    one (figures are saved with ``bbox_inches="tight"``, which makes room for it)."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0, **kw)
+
+
 def fpa_figure(fair: pd.DataFrame, lineup: str) -> plt.Figure:
     """First-player advantage by variant and player count, with 95% intervals (and exact 2-player values)."""
     sub = fair[fair["lineup"] == lineup]
@@ -54,7 +60,7 @@ def fpa_figure(fair: pd.DataFrame, lineup: str) -> plt.Figure:
     ax.set_xticks(np.arange(len(variants)), variants, rotation=10)
     ax.set_ylabel("seat 0 win share − 1/players (pp)")
     ax.set_title(f"First-player advantage, everyone playing '{lineup}' (95% intervals)")
-    ax.legend(fontsize=8, ncols=2)
+    _legend_outside(ax, fontsize=8)
     return fig
 
 
@@ -140,7 +146,7 @@ def skill_figure(skill: pd.DataFrame) -> plt.Figure:
     ax.set_xticks(np.arange(len(variants)), variants, rotation=10)
     ax.set_ylabel("skilled player's win share − 1/players (pp)")
     ax.set_title("How much skill matters: one skilled player among habit players")
-    ax.legend(fontsize=7, ncols=2)
+    _legend_outside(ax, fontsize=7)
     return fig
 
 
