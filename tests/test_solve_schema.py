@@ -59,7 +59,8 @@ def test_the_value_of_leading_is_in_the_text_without_a_signed_lowering():
 
 
 def test_a_disk_cache_read_is_reported_as_such(tmp_path):
-    env = {**os.environ, "FOUR21SIM_CACHE_DIR": str(tmp_path)}
+    # a wide terminal: the output is wrapped to its width, and the line read below must stay one line
+    env = {**os.environ, "FOUR21SIM_CACHE_DIR": str(tmp_path), "COLUMNS": "300"}
     args = [sys.executable, "-m", "four21sim", "solve", "--set", "tokens=2", "--players", "3"]
     first = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
     second = subprocess.run(args + ["--json"], cwd=REPO, capture_output=True, text=True, timeout=300, env=env)

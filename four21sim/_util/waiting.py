@@ -28,6 +28,15 @@ AFTER = 1.5
 _installed: dict = {}
 
 
+def _print(text: str, stream) -> None:
+    """``text`` on ``stream`` (None: standard error as it is now, not as it was when the notice was
+    armed: a caller may have swapped it since); a closed stream only loses the notice."""
+    try:
+        print(text, file=sys.stderr if stream is None else stream, flush=True)
+    except (ValueError, OSError):
+        pass
+
+
 class _CompileNotice:
     """numba's ``numba:compile`` listener: arms a timer at the first compile, says it once."""
 
@@ -43,8 +52,8 @@ class _CompileNotice:
         with self.lock:
             if self.depth and not self.said:
                 self.said = True
-                print(f"{self.prog}: compiling the engine's kernels with numba (once: later runs load them from "
-                      "numba's cache; up to a minute on a fresh clone) ...", file=self.stream, flush=True)
+                _print(f"{self.prog}: compiling the engine's kernels with numba (once: later runs load them from "
+                       "numba's cache; up to a minute on a fresh clone) ...", self.stream)
 
     def on_start(self, event) -> None:
         with self.lock:
@@ -79,7 +88,7 @@ def announce_compiles(prog: str, stream=None, after: float = AFTER) -> None:
         def on_end(self, ev) -> None:
             self.notice.on_end(ev)
 
-    notice = _CompileNotice(prog, sys.stderr if stream is None else stream, after)
+    notice = _CompileNotice(prog, stream, after)
     listener = Listener(notice)
     event.register("numba:compile", listener)
     _installed["compile"] = (listener, notice)
@@ -88,12 +97,11 @@ def announce_compiles(prog: str, stream=None, after: float = AFTER) -> None:
 @contextmanager
 def notice_after(text: str, stream=None, after: float = AFTER):
     """Print ``text`` (one line, on ``stream``, default stderr) if the block is still running after ``after`` s."""
-    stream = sys.stderr if stream is None else stream
     done = threading.Event()
 
     def say() -> None:
         if not done.is_set():
-            print(text, file=stream, flush=True)
+            _print(text, stream)
 
     timer = threading.Timer(after, say)
     timer.daemon = True

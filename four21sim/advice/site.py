@@ -60,10 +60,8 @@ _NH = dice.N_HANDS
 def _keep_values(level: np.ndarray) -> list[float]:
     """The value of each keep that throws, the next hands worth ``level``: the kernel's sums in the kernel's
     order (a matrix product rounds otherwise, and keeps that tie would then be ranked by that rounding)."""
-    from ..exact import _two_player_kernels as SK
-    kv = np.empty(dice.FULL_KEEP)
-    SK._keep_values(np.ascontiguousarray(level, dtype=np.float64), kv)
-    return kv.tolist()
+    from ..exact.two_player import throw_values
+    return throw_values(level).tolist()
 
 
 def data_key(variant: str, *parts: str) -> str:
@@ -207,7 +205,7 @@ def _variant_entry(name: str, v: Variant, players: dict) -> dict:
 
 def _throw_table() -> dict:
     """The throws of the keeps that throw, sparse, in the kernel's order (``dice.KT_START``/``KT_HAND``): the
-    page sums ``count / denom * value`` in that order, as ``_two_player_kernels._keep_values`` does."""
+    page sums ``count / denom * value`` in that order, as :func:`four21sim.exact.two_player.throw_values` does."""
     n = dice.FULL_KEEP
     end = int(dice.KT_START[n])
     return {"start": [int(x) for x in dice.KT_START[:n + 1]], "hand": [int(x) for x in dice.KT_HAND[:end]],
@@ -274,11 +272,7 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
     vs = {n: as_variant(n) for n in names}
     picked = {n: (states(v) if states else game_states(v)) if game else [] for n, v in vs.items()}
     out = Path(out)
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "data" / "index.js").is_file())):
-        raise ValueError(f"--out: {str(out)!r} holds something else than a site; "
-                         "allowed: a new or empty folder, or a site written before")
-    if not out.parent.is_dir():
-        raise ValueError(f"--out: the folder {str(out.parent)!r} does not exist")
+    _check_out(out)
     total = sum(_NH + 1 + (1 + len(picked[n]) if game else 0) for n in names)
     done = 0
 
@@ -294,28 +288,9 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
         w = _Writer(tmp)
         games = {}
         for name, v in vs.items():
-            rounds = {"lead": round_lead(v), "beat": {}}
-            step(f"{name}: the leader's round answers")
-            for t in range(_NH):
-                rounds["beat"][dice.hand_name(t)] = round_beat(v, t)
-                step(f"{name}: round answers against {dice.hand_name(t)}")
-            w.put(data_key(name, "round"), rounds)
+            _write_rounds(w, name, v, step)
             if game:
-                from ..exact import two_player
-                sol = two_player.solve(v)
-                step(f"{name}: the 2-player game solved")
-                vals = {}
-                for pot, a, b in picked[name]:
-                    # the leader's values from both sides: a follower's round is led by the opponent
-                    for x, y in ((a, b), (b, a)):
-                        vals.setdefault(f"{pot}-{x}-{y}", state_values(sol, pot, x, y))
-                    step(f"{name}: game values, state {pot}-{a}-{b}")
-                phases = sorted({"charge" if pot else "decharge" for pot, _, _ in picked[name]})
-                w.put(data_key(name, "g2"), {"outcomes": {ph: outcome_code(v, ph) for ph in phases},
-                                             "values": vals})
-                games[name] = {"2": {"fields": ["pot", "mine", "theirs"],
-                                     "states": [list(st) for st in picked[name]], "file": "g2",
-                                     "solver": "four21sim.exact.two_player (exact, both players optimal)"}}
+                games[name] = _write_game(w, name, v, picked[name], step)
         index = manifest(vs, games)
         w.put("index", index)
         assets = resources.files("four21sim.advice") / "site_assets"
@@ -329,6 +304,43 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return {"files": w.files, "bytes": w.bytes, "manifest": index}
+
+
+def _check_out(out: Path) -> None:
+    """``--out`` must be a new or empty folder, or a site written before, in a folder that exists."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "data" / "index.js").is_file())):
+        raise ValueError(f"--out: {str(out)!r} holds something else than a site; "
+                         "allowed: a new or empty folder, or a site written before")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out: the folder {str(out.parent)!r} does not exist")
+
+
+def _write_rounds(w: "_Writer", name: str, v: Variant, step: Callable[[str], None]) -> None:
+    """``data/<variant>/round.js``: the leader's round answers and a follower's against every hand."""
+    rounds = {"lead": round_lead(v), "beat": {}}
+    step(f"{name}: the leader's round answers")
+    for t in range(_NH):
+        rounds["beat"][dice.hand_name(t)] = round_beat(v, t)
+        step(f"{name}: round answers against {dice.hand_name(t)}")
+    w.put(data_key(name, "round"), rounds)
+
+
+def _write_game(w: "_Writer", name: str, v: Variant, picked: list, step: Callable[[str], None]) -> dict:
+    """``data/<variant>/g2.js``: the round's outcomes and the solver's values in the token states
+    ``picked``; returns the manifest's entry of the game answer."""
+    from ..exact import two_player
+    sol = two_player.solve(v)
+    step(f"{name}: the 2-player game solved")
+    vals = {}
+    for pot, a, b in picked:
+        # the leader's values from both sides: a follower's round is led by the opponent
+        for x, y in ((a, b), (b, a)):
+            vals.setdefault(f"{pot}-{x}-{y}", state_values(sol, pot, x, y))
+        step(f"{name}: game values, state {pot}-{a}-{b}")
+    phases = sorted({"charge" if pot else "decharge" for pot, _, _ in picked})
+    w.put(data_key(name, "g2"), {"outcomes": {ph: outcome_code(v, ph) for ph in phases}, "values": vals})
+    return {"2": {"fields": ["pot", "mine", "theirs"], "states": [list(st) for st in picked], "file": "g2",
+                  "solver": "four21sim.exact.two_player (exact, both players optimal)"}}
 
 
 def _swap(new: Path, out: Path) -> None:

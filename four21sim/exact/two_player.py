@@ -36,10 +36,19 @@ from ..rules.variants import Variant
 from . import _two_player_kernels as SK
 
 __all__ = ["Solution", "solve", "evaluate", "round_table", "check_state", "leader_keep_values", "follower_keep_values",
-           "MAX_SOLVER_TOKENS", "KEEP_TIE"]
+           "throw_values", "MAX_SOLVER_TOKENS", "KEEP_TIE"]
 
 MAX_SOLVER_TOKENS = 60
 KEEP_TIE = SK.KEEP_TIE  # keeps within this of the best are ties: the first in HAND_KEEPS order wins
+
+
+def throw_values(next_values: np.ndarray) -> np.ndarray:
+    """The value of every keep that throws (``dice.FULL_KEEP`` of them), the hands it may lead to
+    being worth ``next_values`` (one per hand): the solver's own sums, term by term in its order,
+    so that a copy of the solver elsewhere (the advisor's page) ranks near ties as it does."""
+    kv = np.empty(dice.FULL_KEEP)
+    SK._keep_values(np.ascontiguousarray(next_values, dtype=np.float64), kv)
+    return kv
 KEEP_DTYPE = dice.KEEP_DTYPE
 _NH = dice.N_HANDS
 
