@@ -467,7 +467,7 @@ class NSolution:
     def summary(self) -> dict:
         """Per seat P(pay) and win share, and the solve's measures, as JSON-able numbers."""
         return {"variant": self.variant.describe(), "options": self.variant.options(), "players": self.players,
-                "objective": self.objective, "tie": self.tie,
+                "objective": self.objective,
                 "seats": [{"seat": s, "p_pay": float(self.seat_p_pay[s]), "p_win": float(self.seat_p_win[s])}
                           for s in range(self.players)],
                 "expected_rounds": self.expected_rounds, "exploitability": self.exploitability,
