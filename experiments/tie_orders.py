@@ -170,9 +170,26 @@ def report(data: dict) -> str:
         if ind:
             lines += ["", "An independent whole-game solver (value iteration, issue 39) finds "
                       + "; ".join(f"{k} {_pct(lo, 4)}–{_pct(hi, 4)}" for k, (lo, hi) in ind.items())
-                      + " under its own two tie rules (quoted, not computed here)."]
+                      + " under its own two tie rules (quoted, not computed here): "
+                      + "; ".join(_against_range(k, lo, hi, rg) for k, (lo, hi) in ind.items()) + "."]
         lines.append("")
+    lines += ["Montreal and classic are not solved here: their seats pay exactly 1/n under every "
+              "seat-symmetric profile (the symmetry theorem, docs/fairness.md), and every tie order above reads "
+              "roles, not seats, so each seat pays exactly 25% at 4 players under every order.", ""]
     return "\n".join(lines)
+
+
+def _against_range(label: str, lo: float, hi: float, rg: dict) -> str:
+    """Where a quoted interval of one seat lies against the range over the tie orders."""
+    s = rg["seats"][int(label.split()[-1])]
+    if lo >= s["p_pay_min"] and hi <= s["p_pay_max"]:
+        return f"{label}'s lies within the range"
+    top, bottom = s["p_pay_max"], s["p_pay_min"]
+    if lo > top:
+        return f"{label}'s lies {100 * (lo - top):.4f} to {100 * (hi - top):.4f} pp above its top"
+    if hi < bottom:
+        return f"{label}'s lies {100 * (bottom - hi):.4f} to {100 * (bottom - lo):.4f} pp below its bottom"
+    return f"{label}'s overlaps the range"
 
 
 def main(argv=None) -> int:
