@@ -98,20 +98,46 @@ def _store(entries: list[dict], meta: dict | None) -> dict:
     return data
 
 
+SIZES = OUT / "nplayer.json"
+
+
+def _default_of(preset: str, n: int) -> dict | None:
+    """The default order's equilibrium as experiments/nplayer_sizes.py stored it (results/nplayer/
+    nplayer.json), as a row of this file: for the configurations whose "first" was not solved here
+    (a 5-player solve takes some 20 minutes; under "first" the solver is the one that made it)."""
+    if not SIZES.exists():
+        return None
+    for r in json.loads(SIZES.read_text()):
+        if (r.get("kind"), r.get("preset"), r.get("players"), r.get("objective")) == ("equilibrium", preset, n, "pay") \
+                and r.get("tokens") in (None, 11) and "seats" in r:
+            seats = [{**x, "drinks": n * x["p_pay"] - 1} for x in r["seats"]]
+            return {**{k: r[k] for k in ("exploitability", "exploitability_any_state", "converged", "iterations",
+                                         "seconds", "certificate_seconds", "load_average")},
+                    "preset": preset, "players": n, "tie": "first", "seats": seats,
+                    "source": "results/nplayer/nplayer.json"}
+    return None
+
+
 def ranges(rows: list[dict]) -> list[dict]:
-    """Per (preset, players): every seat's P(pay) and drinks, least and most over the tie orders solved."""
+    """Per (preset, players): every seat's P(pay) and drinks, least and most over the tie orders solved
+    (the default's from results/nplayer/nplayer.json where it was not solved here: ``default_from``)."""
     groups: dict = {}
     for r in rows:
         if "seats" in r:
             groups.setdefault((r["preset"], r["players"]), []).append(r)
     out = []
     for (preset, n), rs in sorted(groups.items()):
+        borrowed = None
+        if not any(r["tie"] == "first" for r in rs):
+            borrowed = _default_of(preset, n)
+            rs = rs + [borrowed] if borrowed else rs
         seats = []
         for q in range(n):
             p = [r["seats"][q]["p_pay"] for r in rs]
             seats.append({"seat": q, "p_pay_min": min(p), "p_pay_max": max(p), "p_pay_range": max(p) - min(p),
                           "drinks_min": n * min(p) - 1, "drinks_max": n * max(p) - 1})
         out.append({"preset": preset, "players": n, "ties": [r["tie"] for r in rs],
+                    **({"default_from": borrowed["source"], "default": borrowed} if borrowed else {}),
                     "exploitability_max": max(r["exploitability"] for r in rs),
                     "exploitability_any_state_max": max(r["exploitability_any_state"] for r in rs),
                     "seats": seats})
@@ -153,15 +179,18 @@ def report(data: dict) -> str:
                   "| tie order | " + " | ".join(f"seat {q} P(pay)" for q in range(n))
                   + " | seat 0 drinks | exploitability | any state | converged | iterations | solve s "
                     "| certificate s | load |", "| --- " * (n + 8) + "|"]
-        for r in rows:
-            if (r["preset"], r["players"]) != (preset, n) or "seats" not in r:
-                continue
-            lines.append(f"| {r['tie']} | " + " | ".join(_pct(s["p_pay"], 5) for s in r["seats"])
+        shown = [r for r in rows if (r["preset"], r["players"]) == (preset, n) and "seats" in r]
+        for r in ([rg["default"]] if "default" in rg else []) + shown:
+            tie = r["tie"] + (" (from nplayer.json)" if "source" in r else "")
+            lines.append(f"| {tie} | " + " | ".join(_pct(s["p_pay"], 5) for s in r["seats"])
                          + f" | {r['seats'][0]['drinks']:+.4f} | {r['exploitability']:.1e} | "
                            f"{r['exploitability_any_state']:.1e} | {'yes' if r['converged'] else 'NO'} | "
                            f"{r['iterations']} | {r['seconds']:.1f} | {r['certificate_seconds']:.1f} | "
                            f"{max(r['load_average']):.1f} |")
-        lines += ["", "Range over the tie orders solved (" + ", ".join(rg["ties"]) + "):", "",
+        lines += ["", "Range over the tie orders solved (" + ", ".join(rg["ties"]) + ")"
+                  + (f"; the default's row is the equilibrium {rg['default_from']} holds "
+                     "(experiments/nplayer_sizes.py), not solved again here" if "default_from" in rg else "")
+                  + ":", "",
                   "| seat | P(pay) least–most | range (pp) | drinks least–most |", "| --- | --- | --- | --- |"]
         for s in rg["seats"]:
             lines.append(f"| {s['seat']} | {_pct(s['p_pay_min'])}–{_pct(s['p_pay_max'])} | "
