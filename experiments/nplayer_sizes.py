@@ -208,7 +208,8 @@ def _tie_ranges() -> list[str]:
     lines = ["## Over tie orders", "",
              "The equilibria above take ties (keeps within 1e-12 for the player choosing) to the first keep "
              "of `dice.HAND_KEEPS` order. Under other tie orders the solver finds other certified "
-             "equilibria (every one with exploitability below 1e-14 from any state); every seat's P(pay), "
+             "equilibria (the last column: the largest gain of a deviation over the orders, from any state); "
+             "every seat's P(pay), "
              "and its drinks a game beyond its share (n P − 1), least to most over the orders solved "
              "(the rows per order, and the orders' definitions: [TIE_ORDERS.md](TIE_ORDERS.md)):", "",
              "| preset | players | tie orders | P(pay) by seat, least–most | drinks by seat, least to most "
