@@ -198,6 +198,31 @@ def _habit_table(rows: list[dict]) -> list[str]:
     return lines
 
 
+def _tie_ranges() -> list[str]:
+    """Every seat's P(pay) and drinks least to most over the tie orders, from
+    results/nplayer/tie_orders.json (experiments/tie_orders.py), if it is there."""
+    path = OUT / "tie_orders.json"
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text())
+    lines = ["## Over tie orders", "",
+             "The equilibria above take ties (keeps within 1e-12 for the player choosing) to the first keep "
+             "of `dice.HAND_KEEPS` order. Under other tie orders the solver finds other certified "
+             "equilibria (the last column: the largest gain of a deviation over the orders, from any state); "
+             "every seat's P(pay), "
+             "and its drinks a game beyond its share (n P − 1), least to most over the orders solved "
+             "(the rows per order, and the orders' definitions: [TIE_ORDERS.md](TIE_ORDERS.md)):", "",
+             "| preset | players | tie orders | P(pay) by seat, least–most | drinks by seat, least to most "
+             "| widest range (pp) | exploitability (most) |", "| --- " * 7 + "|"]
+    for rg in data["ranges"]:
+        lines.append(f"| {rg['preset']} | {rg['players']} | {', '.join(rg['ties'])} | "
+                     + " / ".join(f"{_pct(s['p_pay_min'])}–{_pct(s['p_pay_max'])}" for s in rg["seats"]) + " | "
+                     + " / ".join(f"{s['drinks_min']:+.4f} to {s['drinks_max']:+.4f}" for s in rg["seats"])
+                     + f" | {100 * max(s['p_pay_range'] for s in rg['seats']):.4f} | "
+                       f"{rg['exploitability_any_state_max']:.1e} |")
+    return lines + [""]
+
+
 def report(rows: list[dict], meta: dict) -> str:
     """REPORT.md from the stored entries."""
     lines = ["# The exact n-player game: equilibrium, certificate, cost", "",
@@ -214,12 +239,14 @@ def report(rows: list[dict], meta: dict) -> str:
              "higher (2 cores: above 2, other work shared them and the wall times are longer than alone). "
              "*Ties move others*: the states where a keep the chooser is indifferent to (within 1e-12) "
              "changes another player's utility, and by how much at most (`tie_spread`): there the "
-             "documented tie order picks the equilibrium.", ""]
+             "documented tie order picks the equilibrium (*Over tie orders* below: how far the seats' values "
+             "move under the other orders).", ""]
     for objective, title in (("pay", "Each player minimises its own P(pay)"),
                              ("win", "Each player maximises its own win share")):
         table = _eq_table(rows, objective)
         if len(table) > 2:
             lines += [f"## {title}", "", *table, ""]
+    lines += _tie_ranges()
     habits = _habit_table(rows)
     if len(habits) > 2:
         lines += ["## How exploitable are habits", "",

@@ -8,6 +8,8 @@ The lanes only reorder the work; every sum and comparison is the same, so the th
 bit for bit: utilities, outcome distributions, every keep, the certificate's best replies.
 The utilities after the round are drawn on a coarse grid (multiples of 1/4), so that many
 keeps tie exactly and the tie order is exercised, and at random (ties within KEEP_TIE apart).
+Every tie order (``nplayer.TIE_ORDERS``) is written twice too (``NK._best_tied``, scalar, and
+``NK._choose_tied_on_lanes``): each is run on the grid of ties, and the default at random too.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from four21sim import Variant
 from four21sim.exact import _nplayer_game as NG
 from four21sim.exact import _nplayer_kernels as NK
+from four21sim.exact.nplayer import TIE_ORDERS, check_tie
 
 # (preset, overrides, players): exact followers and `at_most` (stopping early is a keep), one,
 # two and three throws, counts 1 to 3, 2 players (the component count read at run time) to 4
@@ -30,8 +33,10 @@ CASES = [
     ("super421", ["tokens=7", "followers=at_most", "charge_throws=2"], 2),
     ("super421-lebon", ["tokens=4"], 4),
 ]
-# 4 players only on the grid of ties, a few states per group (the contexts are many)
-PARAMS = [(*c, coarse) for c in CASES for coarse in (True, False) if c[2] < 4 or coarse]
+# 4 players only on the grid of ties, a few states per group (the contexts are many); the tie
+# orders other than the default only there too (at random, exact ties are rare)
+PARAMS = [(*c, coarse, tie) for c in CASES for coarse in (True, False) for tie in TIE_ORDERS
+          if (c[2] < 4 or coarse) and (coarse or tie == "first")]
 
 
 def _utilities(rng, shape, coarse: bool) -> np.ndarray:
@@ -49,11 +54,11 @@ def _groups(game: NG.Game, k: int) -> list[np.ndarray]:
     return out
 
 
-@pytest.mark.parametrize("preset,overrides,n,coarse", PARAMS, ids=lambda x: str(x))
-def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse):
+@pytest.mark.parametrize("preset,overrides,n,coarse,tie", PARAMS, ids=lambda x: str(x))
+def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse, tie):
     v = Variant.from_preset(preset, overrides)
     game = NG.role_game(v, n)
-    fast, plain = NG.Rounds(game), NG.Rounds(game, lanes=False)
+    fast, plain = NG.Rounds(game, tie=check_tie(tie)), NG.Rounds(game, lanes=False, tie=check_tie(tie))
     rng = np.random.default_rng(421)
     for states in _groups(game, 12 if n < 4 else 3):
         m = int(game.m[states[0]])
@@ -74,11 +79,12 @@ def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, c
         np.testing.assert_array_equal(e_a, e_b)
 
 
-@pytest.mark.parametrize("preset,overrides,n,coarse", PARAMS, ids=lambda x: str(x))
-def test_states_side_by_side_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse):
+@pytest.mark.parametrize("preset,overrides,n,coarse,tie", PARAMS, ids=lambda x: str(x))
+def test_states_side_by_side_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse, tie):
     v = Variant.from_preset(preset, overrides)
     game = NG.role_game(v, n)
-    side, plain = NG.Rounds(game, side_by_side=True), NG.Rounds(game, lanes=False)
+    side = NG.Rounds(game, side_by_side=True, tie=check_tie(tie))
+    plain = NG.Rounds(game, lanes=False, tie=check_tie(tie))
     rng = np.random.default_rng(42)
     for states in _groups(game, 12 if n < 4 else 3):
         m = int(game.m[states[0]])
@@ -114,3 +120,22 @@ def test_states_go_side_by_side_where_that_is_cheaper_and_fits():
     assert NG.Rounds(game, side_by_side=True).side_by_side_pays(ct, 1, 3)
     huge = NG.Contexts(**{**ct.__dict__, "lvl_start": ct.lvl_start * 0 + 10**7})
     assert not rounds.side_by_side_pays(huge, 4 * NK._SW * threads, 3)
+
+
+@pytest.mark.parametrize("tie", [t for t in TIE_ORDERS if t != "first"])
+def test_every_tie_order_takes_other_keeps_than_the_default_on_the_grid_of_ties(tie):
+    """The tie order reaches the kernels: on the grid of ties the keeps differ from the default's
+    (and the same order twice gives the same keeps)."""
+    v = Variant.from_preset("super421", ["tokens=5"])
+    game = NG.role_game(v, 3)
+    states = game.decharge()[:4]
+    S = _utilities(np.random.default_rng(7), (len(states), game.n, game.n, game.P, 3), True)
+    base, other = NG.Rounds(game), NG.Rounds(game, tie=check_tie(tie))
+    differ = False
+    for b, s in enumerate(states):
+        _, dec_a, lead_a = base.decisions(int(s), S[b], 3)
+        _, dec_b, lead_b = other.decisions(int(s), S[b], 3)
+        _, dec_c, _ = NG.Rounds(game, tie=check_tie(tie)).decisions(int(s), S[b], 3)
+        np.testing.assert_array_equal(dec_b, dec_c)
+        differ |= not (np.array_equal(dec_a, dec_b) and np.array_equal(lead_a, lead_b))
+    assert differ

@@ -355,12 +355,15 @@ class Rounds:
     """The round kernel run on the states of one game: contexts built once per (players in play,
     phase), work arrays kept between rounds."""
 
-    def __init__(self, game: Game, labelled: bool = False, lanes: bool = True, side_by_side: bool | None = None):
+    def __init__(self, game: Game, labelled: bool = False, lanes: bool = True, side_by_side: bool | None = None,
+                 tie: int = NK.TIE_FIRST):
         # lanes: the round kernel solves contexts side by side where it can (NK._level_lanes);
         # False runs them one at a time. side_by_side: where everyone plays the profile, states go
         # through the kernel NK._SW at a time (None: where that is cheaper and the work arrays
         # fit, see side_by_side_pays). The numbers are the same bit for bit (tests compare them).
+        # tie: the profile's tie order (NK.TIE_FIRST, ...), an int64 at run time as K is.
         self.game, self.labelled, self.lanes, self.side_by_side = game, labelled, lanes, side_by_side
+        self.tie = np.int64(tie)
         self._ctx: dict = {}
         self._buf: dict = {}
         self.seconds_contexts = 0.0
@@ -420,7 +423,7 @@ class Rounds:
         vals, dec, dev, mass = self.state_buffers(ct, K, deviate)
         NK.rounds_side_by_side(ct.L, m, ct.exact, components(K), deviate, S_cls, ct.lvl_start, ct.ctx_c,
                                ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist,
-                               vals, dec, dev, mass, out, dist_cls)
+                               vals, dec, dev, mass, out, dist_cls, self.tie)
 
     def group(self, s: int) -> tuple[int, str]:
         """State s's number of players in play and phase: which contexts its round uses."""
@@ -455,7 +458,7 @@ class Rounds:
                 NK.solve_rounds(ct.L, m, ct.exact, Kp, components(K), acts, lead_tabs, foll_tabs, foll_idx, S_cls,
                                 ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
                                 ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls,
-                                np.zeros(0) if spread is None else spread, self.lanes)
+                                np.zeros(0) if spread is None else spread, self.lanes, self.tie)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:
@@ -485,7 +488,7 @@ class Rounds:
                 dev = self.keep_buffer(ct)
                 NK.best_response_rounds(ct.L, m, ct.exact, components(2 * m), S, ct.lvl_start, ct.ctx_c,
                                         ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w,
-                                        want_dist, vals, dec, dev, mass, out, dist_cls, self.lanes)
+                                        want_dist, vals, dec, dev, mass, out, dist_cls, self.lanes, self.tie)
         finally:
             numba.set_parallel_chunksize(chunk)
         if not want_dist:
@@ -509,7 +512,7 @@ class Rounds:
         NK.solve_round(ct.L, m, ct.exact, Kp, components(K), acts[0], lead_tabs[0], foll_tabs[foll_idx[0]], dec, S_cls,
                        ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
                        ct.fin_cls, ct.fin_w, False, vals, dec, lead_dec, mass, np.zeros(K),
-                       np.zeros(len(ct.lwp_rep)), np.zeros(0), self.lanes)
+                       np.zeros(len(ct.lwp_rep)), np.zeros(0), self.lanes, self.tie)
         if values:
             return ct, dec.copy(), lead_dec, vals.copy()
         return ct, dec.copy(), lead_dec

@@ -603,11 +603,21 @@ def _keep_values(level, kv, K):
                          + kv[_STEP0[4], j] + kv[_STEP0[5], j]) * _SIXTH
 
 
+# Tie orders: which keep a player takes among those within KEEP_TIE of its best, as the kernels
+# read them (``nplayer.TIE_ORDERS`` names them in this order). TIE_FIRST is the sequential scan in
+# HAND_KEEPS order that the 2-player solver uses (a later keep replaces the one held only if it is
+# better by more than KEEP_TIE); the others take the largest value first, then among the keeps
+# within KEEP_TIE of it the last in HAND_KEEPS order, or the one best (worst) for the next player
+# in playing order (component ``sec``), ties in that within KEEP_TIE to the earlier keep.
+TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST = 0, 1, 2, 3
+
+
 @njit(inline="always", **JIT)
-def _best_by(h, comp, first, stop_row, kv, vals):
-    """The first keep of ``HAND_KEEPS[h, first:]`` whose component ``comp`` is best (ties within
-    KEEP_TIE go to the earlier keep, as the 2-player solver's ``_best_keep``). Stopping, the
-    first keep of every hand, is worth ``vals[stop_row]``."""
+def _best_by(h, comp, first, stop_row, kv, vals, tie, sec):
+    """The keep of ``HAND_KEEPS[h, first:]`` whose component ``comp`` is best, ties within KEEP_TIE
+    broken by the tie order ``tie`` (TIE_FIRST: the earlier keep, as the 2-player solver's
+    ``_best_keep``; else :func:`_best_tied`, reading component ``sec``). Stopping, the first keep
+    of every hand, is worth ``vals[stop_row]``."""
     t0 = _PK_START[h]
     if first == 0:
         bk = _FULL + h
@@ -616,12 +626,44 @@ def _best_by(h, comp, first, stop_row, kv, vals):
         bk = _PK[t0]
         best = kv[bk, comp]
         t0 += 1
+    if tie != TIE_FIRST:
+        return _best_tied(h, comp, first, stop_row, kv, vals, tie, sec, bk, best, t0)
     for t in range(t0, _PK_START[h + 1]):
         k = _PK[t]
         v = kv[k, comp]
         if v > best + KEEP_TIE:
             best = v
             bk = k
+    return bk
+
+
+@njit(inline="always", **JIT)
+def _best_tied(h, comp, first, stop_row, kv, vals, tie, sec, k0, v0, t0):
+    """:func:`_best_by` under a tie order other than TIE_FIRST: the largest value of component
+    ``comp`` over the keep ``k0`` (worth ``v0``) and ``_PK[t0:]``, then among the keeps within
+    KEEP_TIE of it the last (TIE_LAST), or the best by ``sign * component sec`` (sign -1 for
+    TIE_NEXT_WORST), ties in that within KEEP_TIE going to the earlier keep. The same comparisons
+    in the same order as :func:`_choose_on_lanes`."""
+    t1 = _PK_START[h + 1]
+    top = v0
+    for t in range(t0, t1):
+        v = kv[_PK[t], comp]
+        top = v if v > top else top
+    floor = top - KEEP_TIE
+    sign = -1.0 if tie == TIE_NEXT_WORST else 1.0
+    bk = k0
+    s0 = vals[stop_row, sec] if first == 0 else kv[k0, sec]
+    score = sign * s0 if v0 >= floor else -np.inf
+    for t in range(t0, t1):
+        k = _PK[t]
+        if kv[k, comp] >= floor:
+            if tie == TIE_LAST:
+                bk = k
+            else:
+                s = sign * kv[k, sec]
+                if s > score + KEEP_TIE:
+                    score = s
+                    bk = k
     return bk
 
 
@@ -656,22 +698,25 @@ def _tie_spread(h, bk, role, first, Kp, stop_row, kv, vals, spread):
 
 
 @njit(inline="always", **JIT)
-def _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, spread):
+def _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, spread, tie):
     """Every hand's decision after ``made`` throws; ``new[h, j]`` its values.
 
-    Components ``0..Kp-1`` follow the profile's keep, the last (when there are more
-    than ``Kp``) the keep played as ``act`` says. With a ``spread`` array of one
+    Components ``0..Kp-1`` follow the profile's keep (ties broken by the tie order ``tie``, the
+    next player being role ``role + 1`` modulo ``Kp``), the last (when there are more than
+    ``Kp``) the keep played as ``act`` says (a best reply's ties to the earlier keep: only its
+    own value, the same within KEEP_TIE, depends on them). With a ``spread`` array of one
     entry, the tie order's weight is measured (:func:`_tie_spread`).
     """
+    sec = (role + 1) % Kp if Kp > 0 else 0
     for h in range(_NH):
         stop_row = tix[made - 1, h]
-        bk = _best_by(h, role, first, stop_row, kv, vals) if Kp > 0 else -1
+        bk = _best_by(h, role, first, stop_row, kv, vals, tie, sec) if Kp > 0 else -1
         if spread.shape[0] > 0 and Kp > 0:
             _tie_spread(h, bk, role, first, Kp, stop_row, kv, vals, spread)
         if act == ACT_PROFILE:
             ka = bk
         elif act == ACT_BEST:
-            ka = _best_by(h, K - 1, first, stop_row, kv, vals)
+            ka = _best_by(h, K - 1, first, stop_row, kv, vals, TIE_FIRST, 0)
         else:  # ACT_TABLE, ACT_FIXED
             ka = table[made - 1, h]
         src = bk if Kp > 0 else ka
@@ -695,7 +740,7 @@ def _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, s
 
 
 @njit(**JIT)
-def player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, dec, out, spread):
+def player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, dec, out, spread, tie):
     """One player's turn of up to c throws, by backward induction.
 
     ``vals[tix[f-1, h]]``: the utilities when the turn ends on h after f throws.
@@ -703,14 +748,15 @@ def player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, de
     The profile's keep maximises component ``role`` (when there is a profile,
     ``Kp > 0``: components ``0..Kp-1``); in the actual world (the last component,
     when there are more than ``Kp``) the player plays as ``act`` says. ``dec[made-1, h]``
-    receives the keep played; ``out`` the utilities before the first throw.
+    receives the keep played; ``out`` the utilities before the first throw. ``tie``: the tie
+    order of the profile's keeps (``TIE_FIRST``...).
     """
     for h in range(_NH):
         for j in range(K):
             level[h, j] = vals[tix[c - 1, h], j]
     for made in range(c - 1, 0, -1):
         _keep_values(level, kv, K)
-        _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, spread)
+        _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, spread, tie)
         for h in range(_NH):
             for j in range(K):
                 level[h, j] = new[h, j]
@@ -782,11 +828,16 @@ def _keep_values_lanes(level, rows, kv, K):
 
 
 @njit(inline="always", **JIT)
-def _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, W):
+def _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, W, tie, sec):
     """The choice of one hand on W lanes: ``bk[0, w]`` the keep best for component ``role`` among
-    ``k0`` and the keeps ``_PK[t0:t1]`` (``best[0, w]`` its value), and with ``dcomp >= 0``,
-    ``bk[1, w]`` the keep best for component ``dcomp``: :func:`_best_by`'s scan, branch-free."""
+    ``k0`` and the keeps ``_PK[t0:t1]`` (``best[0, w]`` its value), ties broken by the tie order
+    ``tie`` (reading component ``sec``), and with ``dcomp >= 0``, ``bk[1, w]`` the keep best for
+    component ``dcomp`` (ties to the earlier keep): :func:`_best_by`'s scan, branch-free.
+    ``best`` has three rows (the third: work space of the tie orders)."""
     for q in range(1 if dcomp < 0 else 2):
+        if q == 0 and tie != TIE_FIRST:
+            _choose_tied_on_lanes(kv, k0, t0, t1, role, best, bk, W, tie, sec)
+            continue
         comp = role if q == 0 else dcomp
         for w in range(W):
             best[q, w] = kv[k0, comp, w]
@@ -801,13 +852,47 @@ def _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, W):
                 bk[q, w] = k if up else bk[q, w]
 
 
+@njit(inline="always", **JIT)
+def _choose_tied_on_lanes(kv, k0, t0, t1, comp, best, bk, W, tie, sec):
+    """:func:`_best_tied` on W lanes (``bk[0, w]``, ``best[0, w]``): the largest value first
+    (``best[0]``), then the keep the tie order takes among those within KEEP_TIE of it, by
+    its score (``best[2]``), the same comparisons in the same order."""
+    sign = -1.0 if tie == TIE_NEXT_WORST else 1.0
+    for w in range(W):
+        best[0, w] = kv[k0, comp, w]
+    for t in range(t0, t1):
+        k = _PK[t]
+        for w in range(W):
+            v = kv[k, comp, w]
+            bw = best[0, w]
+            best[0, w] = v if v > bw else bw
+    for w in range(W):
+        best[0, w] = best[0, w] - KEEP_TIE  # the floor of the ties
+        bk[0, w] = k0
+        best[2, w] = sign * kv[k0, sec, w] if kv[k0, comp, w] >= best[0, w] else -np.inf
+    for t in range(t0, t1):
+        k = _PK[t]
+        for w in range(W):
+            tied = kv[k, comp, w] >= best[0, w]
+            if tie == TIE_LAST:
+                up = tied
+            else:
+                s = sign * kv[k, sec, w]
+                up = tied and s > best[2, w] + KEEP_TIE
+                best[2, w] = s if up else best[2, w]
+            bk[0, w] = k if up else bk[0, w]
+    for w in range(W):
+        best[0, w] = kv[bk[0, w], comp, w]
+
+
 @njit(**JIT)
-def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out):
+def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out, tie, sec):
     """:func:`player_turn` of the profile (every component after the keep best for ``role``) for
     the contexts ``gs[:nl]`` of one count c at once, lane w reading ``vals[tixw[f-1, h, w]]``
     (lanes from nl on repeat a context and are not written); ``out[j, w]`` the utilities.
     With ``dcomp >= 0``, :func:`_turn_both` instead: component ``dcomp`` follows the keep
-    best for it (``dev``), the deviator's. ``best`` and ``bk`` have two rows, one per chooser.
+    best for it (``dev``), the deviator's. ``best`` and ``bk`` have a row per chooser (``best`` a
+    third, for the tie order ``tie``, which reads component ``sec``: :func:`_choose_on_lanes`).
 
     ``kv[_N_PARTIAL]`` holds the values of stopping with the hand at hand, so that the keep
     chosen is one index into ``kv`` in every lane. The choice runs without branches (selects,
@@ -833,7 +918,7 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, b
             else:
                 k0 = _PK[t0]
                 t0 += 1
-            _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, _W)
+            _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, _W, tie, sec)
             for w in range(_W):
                 kb[w] = bk[0, w]
             for j in range(K):
@@ -855,14 +940,15 @@ def _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, b
 
 
 @njit(**JIT)
-def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dcomp, dev):
+def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dcomp, dev, tie, sec):
     """:func:`_level` where every follower plays the profile (``dcomp < 0``), or :func:`_level_both`
     (``dcomp = m + role``): runs of up to W contexts of one count go through :func:`_turn_lanes` together.
-    ``K``, the number of components, is a run-time int: one compiled kernel serves every K."""
+    ``K``, the number of components, is a run-time int: one compiled kernel serves every K.
+    ``tie``, ``sec``: the profile's tie order and the component it reads (the next role's)."""
     first = 1 if exact else 0
     level = np.empty((_NH, K, _W))
     kv = np.empty((_N_PARTIAL + 1, K, _W))
-    best = np.empty((2, _W))
+    best = np.empty((3, _W))
     bk = np.empty((2, _W), np.int64)
     out = np.empty((K, _W))
     tixw = np.zeros((3, _NH, _W), np.int64)
@@ -886,7 +972,7 @@ def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dco
             for h in range(_NH):
                 for w in range(_W):
                     tixw[f - 1, h, w] = trans[base[w] + off + h]
-        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out)
+        _turn_lanes(vals, tixw, nl, gs, c, first, role, dcomp, K, level, kv, best, bk, kb, dec, dev, out, tie, sec)
         for w in range(nl):
             for j in range(K):
                 vals[g + w, j] = out[j, w]
@@ -895,7 +981,7 @@ def _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, dco
 
 @njit(**JIT)
 def _level(lo, hi, role, exact, Kp, K, act, tables, fixed, ctx_c, ctx_target, row_start, trans, vals, dec, spread,
-           lanes):
+           lanes, tie):
     """Every context of one level (numbers lo..hi-1): its follower's turn; ``vals[g]`` its utilities.
 
     The follower plays ``tables[target, count-1]`` (ACT_TABLE) or ``fixed[g]`` (ACT_FIXED). With
@@ -904,7 +990,8 @@ def _level(lo, hi, role, exact, Kp, K, act, tables, fixed, ctx_c, ctx_target, ro
     first = 1 if exact else 0
     if lanes and act == ACT_PROFILE and Kp == K and spread.shape[0] == 0:
         # dcomp as a plain int64, never a literal: one compiled _level_lanes for both callers
-        _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(-1), dec)
+        _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(-1), dec, tie,
+                     (role + 1) % Kp)
         return
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
@@ -915,7 +1002,7 @@ def _level(lo, hi, role, exact, Kp, K, act, tables, fixed, ctx_c, ctx_target, ro
         c = ctx_c[g]
         _follower_tix(g, c, exact, row_start, trans, tix)
         table = fixed[g] if act == ACT_FIXED else tables[ctx_target[g], c - 1]
-        player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, dec[g], out, spread)
+        player_turn(vals, tix, c, first, role, Kp, K, act, table, level, new, kv, dec[g], out, spread, tie)
         for j in range(K):
             vals[g, j] = out[j]
 
@@ -1008,7 +1095,7 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
 @njit(**JIT)
 def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
                 trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread,
-                lanes):
+                lanes, tie):
     """One round from the utilities ``S[class, j]`` of its outcome classes; ``out[j]`` the utilities
     before the leader's first throw.
 
@@ -1019,20 +1106,22 @@ def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl
     ``dec[g]`` and ``lead_dec`` receive the keeps played; with ``want_dist``, ``dist``
     the outcome distribution under them. ``K``: the number of components, a
     run-time int64 (never a literal, see ``_nplayer_game.components``), so that one compilation serves every K.
-    ``spread``: an empty array, or one entry that receives the tie order's weight.
+    ``spread``: an empty array, or one entry that receives the tie order's weight. ``tie``: the
+    tie order of the profile's keeps (``TIE_FIRST``, ...: among the keeps within KEEP_TIE of a
+    player's best, which it takes; the next player of role i is role i + 1 modulo m).
     """
     G = lvl_start[m - 1]
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
         _level(lvl_start[i - 1], lvl_start[i], i, exact, Kp, K, acts[i], foll_tables[i], fixed, ctx_c, ctx_target,
-               row_start, trans, vals, dec, spread, lanes)
+               row_start, trans, vals, dec, spread, lanes, tie)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
     # np.int64(...): a constant argument is typed as a literal, and numba would compile the callee
     # once more for it (cold compile time is most of a small solve's time)
     player_turn(vals, lead_next, L, np.int64(0), np.int64(0), Kp, K, acts[0], lead_table, level, new, kv, lead_dec,
-                out, spread)
+                out, spread, tie)
     if want_dist:
         _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, lead_dec, dec, lead_dec, -1,
                  fin_start, fin_cls, fin_w, mass, dist)
@@ -1042,7 +1131,7 @@ def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl
 @njit(**PARALLEL_JIT)
 def solve_rounds(L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
                  row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread,
-                 lanes):
+                 lanes, tie):
     """:func:`solve_round` for a batch of states of the same contexts, in parallel over the states.
 
     State b: ``S[b]``, ``acts[b]``, ``lead_tabs[b]`` and role i's follower table
@@ -1059,7 +1148,7 @@ def solve_rounds(L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lv
         sp = spread[b:b + 1] if spread.shape[0] > 0 else spread
         solve_round(L, m, exact, Kp, K, acts[b], lead_tabs[b], tabs, dec[t], S[b], lvl_start, ctx_c, ctx_target,
                     row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], lead_dec,
-                    mass[t], out[b], dist[b], sp, lanes)
+                    mass[t], out[b], dist[b], sp, lanes, tie)
 
 
 
@@ -1071,12 +1160,13 @@ _SW = 32
 
 
 @njit(inline="always", **JIT)
-def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, dev, g, out):
+def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, dev, g, out, tie, sec):
     """:func:`_turn_lanes` on the lanes of states: ``vals[tix[f-1, h], j, w]`` the utilities when
     the turn ends on h after f throws; ``dec[g, made-1, h, w]`` receives the keeps as lane indices
     into ``kv`` (:func:`_lane_keep`: ``_N_PARTIAL`` is stopping), the leader's at ``g = 0`` of an
     array of one context; ``out[j, w]`` the utilities. With ``dcomp >= 0``,
-    component ``dcomp`` follows the keep best for it (``dev``): the certificate's deviator."""
+    component ``dcomp`` follows the keep best for it (``dev``): the certificate's deviator. ``tie``,
+    ``sec``: the profile's tie order and the component it reads."""
     stop = _N_PARTIAL
     if c == 1:  # no choice: the hands' values are read where they are
         for j in range(K):
@@ -1104,7 +1194,7 @@ def _turn_states(vals, tix, c, first, role, dcomp, K, level, kv, best, bk, dec, 
             else:
                 k0 = _PK[t0]
                 t0 += 1
-            _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, _SW)
+            _choose_on_lanes(kv, k0, t0, t1, role, dcomp, best, bk, _SW, tie, sec)
             for j in range(K):
                 for w in range(_SW):
                     level[h, j, w] = kv[bk[0, w], j, w]
@@ -1224,7 +1314,7 @@ def _forward_states(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, 
 
 @njit(**JIT)
 def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, row_start, trans, lead_next, fin_start,
-                         fin_cls, fin_w, want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist):
+                         fin_cls, fin_w, want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, tie):
     """:func:`solve_round` of the profile (``deviate`` False), or :func:`certificate_round`, for the
     states ``b0 .. b0+nb-1`` of ``S``, one per lane (lanes from nb on repeat state b0 and are not
     written). ``out[b]``: the profile's utilities, or each role's best-response utility;
@@ -1243,7 +1333,7 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
     first = 1 if exact else 0
     level = np.empty((_NH, K, _SW))
     kv = np.empty((_N_PARTIAL + 1, K, _SW))
-    best = np.empty((2, _SW))
+    best = np.empty((3, _SW))
     bk = np.empty((2, _SW), np.int64)
     o = np.empty((K, _SW))
     tix = np.zeros((3, _NH), np.int64)
@@ -1252,9 +1342,10 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
         for g in range(lvl_start[i - 1], lvl_start[i]):
             c = ctx_c[g]
             _follower_tix(g, c, exact, row_start, trans, tix)
-            _turn_states(vals, tix, c, first, i, dcomp, K, level, kv, best, bk, dec, dev, g, vals[g])
+            _turn_states(vals, tix, c, first, i, dcomp, K, level, kv, best, bk, dec, dev, g, vals[g], tie,
+                         (i + 1) % m)
     _turn_states(vals, lead_next, L, np.int64(0), np.int64(0), m if deviate else -1, K, level, kv, best, bk,
-                 lead_dec, lead_dev, np.int64(0), o)
+                 lead_dec, lead_dev, np.int64(0), o, tie, 1 % m)
     for w in range(nb):
         for j in range(m if deviate else K):
             out[b0 + w, j] = o[m + j if deviate else j, w]
@@ -1266,7 +1357,7 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
 
 @njit(**PARALLEL_JIT)
 def rounds_side_by_side(L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
-                        fin_w, want_dist, vals, dec, dev, mass, out, dist):
+                        fin_w, want_dist, vals, dec, dev, mass, out, dist, tie):
     """:func:`solve_rounds` where everyone plays the profile (or :func:`best_response_rounds`, with
     ``deviate``), _SW states at a time (:func:`_rounds_side_by_side`), the groups in parallel as the
     states there: one thread a group, in its own work arrays ``vals[t]``, ``dec[t]``, ``dev[t]``,
@@ -1278,20 +1369,23 @@ def rounds_side_by_side(L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start,
         lead_dev = np.zeros((1, 2, _NH, _SW), np.int8)
         _rounds_side_by_side(L, m, exact, K, deviate, S, q * _SW, min(_SW, B - q * _SW), lvl_start, ctx_c, row_start,
                              trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], dev[t],
-                             lead_dec, lead_dev, mass[t], out, dist)
+                             lead_dec, lead_dev, mass[t], out, dist, tie)
 
 
 # ====================================================================== the certificate
 @njit(inline="always", **JIT)
-def _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev):
+def _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev, tie):
     """Every hand's decisions after ``made`` throws in the certificate's pass (:func:`certificate_round`):
     ``dec`` the profile's keep (best for component ``role``), ``dev`` the keep of ``role`` deviating
     (best for component ``m + role``); ``new[h]`` their values: every component after the profile's
-    keep, but the deviator's own, after its keep."""
+    keep, but the deviator's own, after its keep. The profile's ties are broken by ``tie`` (as in
+    the solve: the same keeps), the deviator's go to the earlier keep (only its own value, the same
+    within KEEP_TIE, depends on them)."""
+    sec = (role + 1) % m
     for h in range(_NH):
         stop_row = tix[made - 1, h]
-        bk = _best_by(h, role, first, stop_row, kv, vals)
-        bd = _best_by(h, m + role, first, stop_row, kv, vals)
+        bk = _best_by(h, role, first, stop_row, kv, vals, tie, sec)
+        bd = _best_by(h, m + role, first, stop_row, kv, vals, TIE_FIRST, 0)
         if bk == _FULL + h:
             for j in range(K):
                 new[h, j] = vals[stop_row, j]
@@ -1305,14 +1399,14 @@ def _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev):
 
 
 @njit(**JIT)
-def _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec, dev, out):
+def _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec, dev, out, tie):
     """:func:`player_turn` in the certificate's pass (:func:`_decide_both` decides)."""
     for h in range(_NH):
         for j in range(K):
             level[h, j] = vals[tix[c - 1, h], j]
     for made in range(c - 1, 0, -1):
         _keep_values(level, kv, K)
-        _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev)
+        _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev, tie)
         for h in range(_NH):
             for j in range(K):
                 level[h, j] = new[h, j]
@@ -1324,11 +1418,11 @@ def _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec, dev, out):
 
 
 @njit(**JIT)
-def _level_both(lo, hi, role, exact, m, K, ctx_c, row_start, trans, vals, dec, dev, lanes):
+def _level_both(lo, hi, role, exact, m, K, ctx_c, row_start, trans, vals, dec, dev, lanes, tie):
     """:func:`_level` in the certificate's pass."""
     if lanes:
         _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(m + role),
-                     dev)
+                     dev, tie, (role + 1) % m)
         return
     first = 1 if exact else 0
     level = np.empty((_NH, K))
@@ -1339,14 +1433,14 @@ def _level_both(lo, hi, role, exact, m, K, ctx_c, row_start, trans, vals, dec, d
     for g in range(lo, hi):
         c = ctx_c[g]
         _follower_tix(g, c, exact, row_start, trans, tix)
-        _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec[g], dev[g], out)
+        _turn_both(vals, tix, c, first, role, m, K, level, new, kv, dec[g], dev[g], out, tie)
         for j in range(K):
             vals[g, j] = out[j]
 
 
 @njit(**JIT)
 def certificate_round(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
-                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, lanes):
+                      want_dist, vals, dec, dev, lead_dec, lead_dev, mass, out, dist, lanes, tie):
     """One round's profile and every role's best response to it, in one backward pass.
 
     ``S[class]``: components ``0..m-1`` the profile's utilities (everyone choosing, each
@@ -1360,12 +1454,13 @@ def certificate_round(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lea
     G = lvl_start[m - 1]
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
-        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, K, ctx_c, row_start, trans, vals, dec, dev, lanes)
+        _level_both(lvl_start[i - 1], lvl_start[i], i, exact, m, K, ctx_c, row_start, trans, vals, dec, dev, lanes,
+                    tie)
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
     kv = np.empty((_N_PARTIAL, K))
     u = np.empty(K)
-    _turn_both(vals, lead_next, L, np.int64(0), np.int64(0), m, K, level, new, kv, lead_dec, lead_dev, u)
+    _turn_both(vals, lead_next, L, np.int64(0), np.int64(0), m, K, level, new, kv, lead_dec, lead_dev, u, tie)
     for r in range(m):
         out[r] = u[m + r]
         if want_dist:
@@ -1375,7 +1470,7 @@ def certificate_round(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lea
 
 @njit(**PARALLEL_JIT)
 def best_response_rounds(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
-                         want_dist, vals, dec, dev, mass, out, dist, lanes):
+                         want_dist, vals, dec, dev, mass, out, dist, lanes, tie):
     """Every role's best response in a batch of states (:func:`certificate_round`), in parallel over
     the states as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
 
@@ -1388,4 +1483,4 @@ def best_response_rounds(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, 
         lead_dev = np.zeros((2, _NH), np.int8)
         certificate_round(L, m, exact, K, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
                           fin_w, want_dist, vals[t], dec[t], dev[t], lead_dec, lead_dev, mass[t], out[b], dist[b],
-                          lanes)
+                          lanes, tie)

@@ -33,9 +33,11 @@ next seat, ...)``, every player in; values are vectors, one utility per role.
   solved first (with ``objective="pay"``: once someone is out nobody left can win,
   and what is left at stake is who pays).
 
-Ties between keeps within 1e-12 for the player choosing go to the first in
+Ties between keeps within 1e-12 for the player choosing go by default to the first in
 ``dice.HAND_KEEPS`` order, as everywhere in the package; in a game of more than two
-players that choice can move the others' values (:func:`tie_spread` measures by how much).
+players that choice can move the others' values (:func:`tie_spread` measures by how much),
+and ``solve(..., tie=...)`` takes another order (:data:`TIE_ORDERS`): another equilibrium,
+certified the same way.
 
 The certificate
 ---------------
@@ -71,11 +73,25 @@ from . import _nplayer_game as NG
 from . import _nplayer_kernels as NK
 from . import store
 
-__all__ = ["OBJECTIVES", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate", "verify",
-           "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective", "check_tokens",
-           "keep_values", "in_play", "FIRST_SOLVE"]
+__all__ = ["OBJECTIVES", "TIE_ORDERS", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate",
+           "verify", "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective",
+           "check_tokens", "check_tie", "keep_values", "in_play", "FIRST_SOLVE"]
 
 OBJECTIVES = ("pay", "win")
+TIE_ORDERS = ("first", "last", "next-best", "next-worst")
+"""Which keep a player takes among those within 1e-12 of its best (``KEEP_TIE``):
+
+- ``first``: the scan in ``dice.HAND_KEEPS`` order keeps the keep it holds unless a later one is
+  better by more than 1e-12 (the 2-player solver's rule, the package's everywhere: the default);
+- ``last``: the last in ``dice.HAND_KEEPS`` order of the keeps within 1e-12 of the largest value;
+- ``next-best``, ``next-worst``: among those, the one best (worst) for the *next player*, the
+  next in playing order of the round who is in play (role i + 1, and after the last follower
+  the leader), ties in that within 1e-12 to the earlier keep.
+
+In that order the kernels number them (``_nplayer_kernels.TIE_FIRST``, ...). Every order is
+the same for every seat (it reads roles, not seats). A best reply (the certificate's, or a
+seat's against others) takes its own ties to the earlier keep: only its own value, the same
+within 1e-12 for every choice, depends on them."""
 MAX_PLAYERS = 6
 FIRST_SOLVE = {3: "under a minute", 4: "about 2 minutes (classic: half an hour)", 5: "10 to 30 minutes",
                6: "about an hour"}
@@ -100,6 +116,13 @@ def check_objective(objective) -> str:
     if objective not in OBJECTIVES:
         raise ValueError(f"objective: {objective!r} is not allowed; allowed: {', '.join(OBJECTIVES)}")
     return objective
+
+
+def check_tie(tie) -> int:
+    """The tie order's number as the kernels read it (ValueError naming what is allowed)."""
+    if not isinstance(tie, str) or tie not in TIE_ORDERS:
+        raise ValueError(f"tie: {tie!r} is not allowed; allowed: {', '.join(TIE_ORDERS)}")
+    return TIE_ORDERS.index(tie)
 
 
 def check_tokens(variant: Variant, n: int) -> None:
@@ -176,11 +199,12 @@ def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, 
     return it, residual, False
 
 
-def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int, subs: dict):
+def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int, subs: dict,
+                   tie: str = "first"):
     """The equilibrium's profile: (game, rounds, basis, V, dist, iterations, residual, converged, timings)."""
     t0 = time.perf_counter()
     game = NG.role_game(variant, n)
-    rounds = NG.Rounds(game)
+    rounds = NG.Rounds(game, tie=check_tie(tie))
     for m_ph in NG.PHASES:  # the contexts of the phases played (with few tokens, no décharge with all in)
         if (game.pot == 0).any() if m_ph == "decharge" else (game.pot > 0).any():
             rounds.contexts(n, m_ph)
@@ -320,6 +344,8 @@ class NSolution:
         payout) under the profile: the Markov chain of the game.
     info : dict
         Timings, sizes, peak memory.
+    tie : str
+        The tie order of the profile's keeps (:data:`TIE_ORDERS`), in the games of fewer players too.
     """
 
     variant: Variant
@@ -341,6 +367,7 @@ class NSolution:
     subs: dict
     dist: np.ndarray
     info: dict = field(default_factory=dict)
+    tie: str = "first"
 
     @property
     def start(self) -> int:
@@ -392,7 +419,7 @@ class NSolution:
 
     @cached_property
     def _round_solver(self):
-        return NG.Rounds(NG.role_game(self.variant, self.players)), _Decisions()
+        return NG.Rounds(NG.role_game(self.variant, self.players), tie=check_tie(self.tie)), _Decisions()
 
     def _round_of(self, state):
         """State s's number, the builder of its round's decisions and values, and its throw limit."""
@@ -461,12 +488,12 @@ def _peak_mib() -> float:
 
 
 def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
-                       certify: bool) -> NSolution:
-    subs = {k: _equilibrium(variant, k, "pay", tol, max_iter, stall, certify)
+                       certify: bool, tie: str = "first") -> NSolution:
+    subs = {k: _equilibrium(variant, k, "pay", tol, max_iter, stall, certify, tie)
             for k in range(2, n) if variant.end == "last_holder"}
     t0 = time.perf_counter()
     game, rounds, basis, V, dist, it, residual, converged, timings = _solve_profile(
-        variant, n, objective, tol, max_iter, stall, subs)
+        variant, n, objective, tol, max_iter, stall, subs, tie)
     values = {o: _profile_values(game, dist, o, subs) for o in OBJECTIVES}
     const = np.ones((game.size, n))
     for k, sub in subs.items():  # rounds played in the game left
@@ -487,7 +514,7 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
                 contexts={f"{m}:{ph}": ct.info for (m, ph), ct in rounds._ctx.items()}, peak_mib=_peak_mib())
     return NSolution(variant, n, objective, game.states, values[objective], 1.0 - values["pay"], values["win"],
                      rounds_left, gain, basis, it, residual, converged, br_it, seconds, time.perf_counter() - t1,
-                     subs, dist, info)
+                     subs, dist, info, tie)
 
 
 # the modules whose code decides a solution: a change to any of them makes new disk-cache entries
@@ -497,23 +524,24 @@ _CODE = ("exact/nplayer", "exact/_nplayer_game", "exact/_nplayer_kernels", "exac
 
 @lru_cache(maxsize=16)
 def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
-                 certify: bool) -> NSolution:
+                 certify: bool, tie: str = "first") -> NSolution:
     """The equilibrium, from this process's memory, the disk store (verified), or solved and stored."""
+    # the tie order decides the profile: a solution under one order never serves another
     key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
-                          max_iter=max_iter, stall=stall, certify=certify, format=FORMAT,
+                          max_iter=max_iter, stall=stall, certify=certify, tie=tie, format=FORMAT,
                           code=store.code_hash(_CODE))
-    hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry))
+    hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry, tie))
     if hit is not None:
         sol = from_arrays(variant, hit)
-        if sol is not None:
+        if sol is not None and sol.tie == tie:
             return sol
-    sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify)
+    sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie)
     store.store(key, *to_arrays(sol))
     return sol
 
 
 def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against=None, seat: int = 0,
-          tol: float = 1e-13, max_iter: int = 200, stall: int = 10, certify: bool = True):
+          tol: float = 1e-13, max_iter: int = 200, stall: int = 10, certify: bool = True, tie: str = "first"):
     """Solve the ``players``-player game of ``variant`` exactly.
 
     Parameters
@@ -538,6 +566,11 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against
         responses); the décharge also stops after ``stall`` iterations without a smaller residual.
     certify : bool
         Compute every role's best response (the exploitability). Without it ``gain`` is zero.
+    tie : {'first', 'last', 'next-best', 'next-worst'}
+        Which keep a player takes among those within 1e-12 of its best (:data:`TIE_ORDERS`
+        defines them): each order gives its own equilibrium where the ties move the others'
+        values (docs/nplayer.md, "Ties"). Not with ``against`` (an :class:`NSolution` given
+        there plays its own order).
 
     Returns
     -------
@@ -553,9 +586,13 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against
     n = check_players(players)
     check_objective(objective)
     check_tokens(variant, n)
+    check_tie(tie)
     if against is not None:
+        if tie != "first":
+            raise ValueError(f"tie: {tie!r} is not allowed with against; allowed: 'first' (an NSolution "
+                             "given in against plays its own tie order)")
         return _solve_against(variant, n, objective, against, seat, tol, max_iter, stall)
-    return _equilibrium(variant, n, objective, float(tol), int(max_iter), int(stall), bool(certify))
+    return _equilibrium(variant, n, objective, float(tol), int(max_iter), int(stall), bool(certify), tie)
 
 
 
@@ -642,7 +679,9 @@ class _Against:
                              "(the same for every seat that plays it)")
         self.eq = next(iter(sols.values()), None)
         self.game = g = NG.seat_game(variant, n)
-        self.rounds = NG.Rounds(g, labelled=any(k == "table" for k, _ in plays))
+        # the equilibrium's keeps are recomputed here: under its own tie order
+        self.rounds = NG.Rounds(g, labelled=any(k == "table" for k, _ in plays),
+                                tie=check_tie(self.eq.tie if self.eq is not None else "first"))
         self.role = np.array([list(g.seat[s]).index(self.seat) if self.seat in g.seat[s] else -1
                               for s in range(g.size)])
         # once someone is out nobody left can win: the responder then plays not to pay, as the
@@ -1043,7 +1082,8 @@ def keep_values(sol: NSolution, state, role: int, hands=(), throws=(), made: int
 
     The values are the solver's own backward induction (the same continuation values and
     round kernel, the same tie order): the keep the equilibrium takes (:meth:`NSolution.keep`)
-    is the first in ``dice.HAND_KEEPS`` order within 1e-12 of the best.
+    is one within 1e-12 of the best, chosen by the solution's tie order (:data:`TIE_ORDERS`;
+    by default the first in ``dice.HAND_KEEPS`` order that no later keep beats by more).
     """
     return {k: float(u[role]) for k, u in sol.keep_utilities(state, role, hands, throws, made, hand).items()}
 
@@ -1058,7 +1098,7 @@ def tie_spread(sol: NSolution) -> np.ndarray:
     The cost is one pass over the states.
     """
     game = NG.role_game(sol.variant, sol.players)
-    rounds = NG.Rounds(game)
+    rounds = NG.Rounds(game, tie=check_tie(sol.tie))
     spread = np.zeros(game.size)
     subV = _sub_values(sol.subs, sol.objective)
     for group in [game.decharge()] + game.charge_groups():
@@ -1073,7 +1113,7 @@ def tie_spread(sol: NSolution) -> np.ndarray:
 # ====================================================================== stored form
 FORMAT = 1  # bump when the stored form changes: older entries are then refused
 _ARRAYS = ("value", "p_pay", "p_win", "rounds", "gain", "basis")
-_SCALARS = ("players", "objective", "iterations", "residual", "converged", "br_iterations", "seconds",
+_SCALARS = ("players", "objective", "tie", "iterations", "residual", "converged", "br_iterations", "seconds",
             "certificate_seconds")
 
 
@@ -1117,27 +1157,32 @@ def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None =
         subs = {int(k): from_arrays(variant, z, f"{prefix}sub{k}.", meta[f"sub{k}"]) for k in meta["subs"]}
         if any(s is None for s in subs.values()):
             return None
+        tie = str(meta["tie"])
+        check_tie(tie)
         return NSolution(variant, n, str(meta["objective"]), states, arrays["value"], arrays["p_pay"],
                          arrays["p_win"], arrays["rounds"], arrays["gain"], arrays["basis"], int(meta["iterations"]),
                          float(meta["residual"]), bool(meta["converged"]), int(meta["br_iterations"]),
                          float(meta["seconds"]), float(meta["certificate_seconds"]), subs,
-                         dist.reshape(meta["dist_shape"]), {**meta["info"], "from_cache": True})
+                         dist.reshape(meta["dist_shape"]), {**meta["info"], "from_cache": True}, tie)
     except (KeyError, ValueError, TypeError, IndexError):
         return None
 
 
-def verify_entry(variant: Variant, players: int, objective: str, entry: dict) -> str | None:
+def verify_entry(variant: Variant, players: int, objective: str, entry: dict, tie: str = "first") -> str | None:
     """Why a disk-store entry is not a solution of this game (None when it is): the hook of
     :func:`four21sim.exact.store.load`.
 
     :func:`verify` (the stored values, P(pay), win shares are what the stored outcome
     distributions give, in the games of fewer players too), finite arrays, and the
     start state's round solved again from the stored values its choices were made
-    against gives the stored distribution (the decisions are recomputed from them).
+    against, under its tie order ``tie``, gives the stored distribution (the decisions are
+    recomputed from them).
     """
     sol = from_arrays(variant, entry)
     if sol is None or sol.players != players or sol.objective != objective:
         return "its arrays do not fit this game"
+    if sol.tie != tie or any(sub.tie != tie for sub in sol.subs.values()):
+        return f"it was solved under another tie order than {tie!r}"
     if any(not np.isfinite(getattr(sol, k)).all() for k in _ARRAYS + ("dist",)):
         return "it holds values that are not finite"
     try:
@@ -1147,7 +1192,7 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict) ->
     game = NG.role_game(variant, players)
     s = sol.start
     S = NG.succ(game, s, sol.choice_values(), _sub_values(sol.subs, sol.objective), sol.objective)
-    d = NG.Rounds(game).run(np.array([s]), S[None], players, want_dist=True)[1]
+    d = NG.Rounds(game, tie=check_tie(tie)).run(np.array([s]), S[None], players, want_dist=True)[1]
     if np.abs(d[0] - sol.dist[s]).max() > 1e-11:
         return "its profile is not the one its stored values give"
     return None
@@ -1174,7 +1219,7 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11) -> dict:
     worst["p_pay"] = float(np.abs(1 - X["pay"] - sol.p_pay).max())
     worst["p_win"] = float(np.abs(X["win"] - sol.p_win).max())
     if full:
-        rounds = NG.Rounds(game)
+        rounds = NG.Rounds(game, tie=check_tie(sol.tie))
         subV = _sub_values(sol.subs, sol.objective)
         for group in [game.decharge()] + game.charge_groups():
             if len(group):
