@@ -269,8 +269,15 @@ def _finding_exact_values(fair: pd.DataFrame) -> list[str]:
                    "round, pays in " + ", ".join(f"{_q(r.variant)} {_pct(r.seat0_pays_exact, 2)}"
                                                  for r in g.itertuples())
                    + f" of games (fair: {_pct(1 / n, 2)}); the largest gap between a seat's P(pay) and 1/{n} is "
-                   + ", ".join(f"{_q(r.variant)} {_pp(r.pay_unfairness_exact, 2)}" for r in g.itertuples()) + ".")
+                   + ", ".join(f"{_q(r.variant)} {_pp(r.pay_unfairness_exact, 2)}" for r in g.itertuples()) + "."
+                   + (_ONE_OF_SEVERAL if n >= 4 else ""))
     return out
+
+
+# at 4 players and more the solver's equilibrium is one of several (results/nplayer/TIE_ORDERS.md measures them)
+_ONE_OF_SEVERAL = (" The equilibrium is one of several: keeps equally good for the one choosing can differ for the "
+                   "others, and the solver takes the first; docs/nplayer.md (Ties) gives every seat's range over "
+                   "four tie orders.")
 
 
 def _finding_felt(rl: pd.DataFrame, ref: str) -> list[str]:
