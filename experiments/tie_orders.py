@@ -178,7 +178,7 @@ def report(data: dict) -> str:
         lines += [f"## {preset}, {n} players", "",
                   "| tie order | " + " | ".join(f"seat {q} P(pay)" for q in range(n))
                   + " | seat 0 drinks | exploitability | any state | converged | iterations | solve s "
-                    "| certificate s | load |", "| --- " * (n + 8) + "|"]
+                    "| certificate s | load |", "| --- " * (n + 9) + "|"]
         shown = [r for r in rows if (r["preset"], r["players"]) == (preset, n) and "seats" in r]
         for r in ([rg["default"]] if "default" in rg else []) + shown:
             tie = r["tie"] + (" (from nplayer.json)" if "source" in r else "")

@@ -269,3 +269,22 @@ def test_each_number_of_the_readmes_findings_is_in_a_result_it_links(bullet):
 def test_the_tracer_can_fail():
     assert _traced("21.11", "21.1068%") and not _traced("21.12", "21.1068%")
     assert _exempt("25") and _exempt("16.67") and _exempt("654") and not _exempt("21.11") and not _exempt("456")
+
+
+_MD = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "results").rglob("*.md"))]
+
+
+def _cells(line: str) -> int:
+    return len(re.sub(r"`[^`]*`", "", line.replace("\\|", "")).strip().strip("|").split("|"))
+
+
+@pytest.mark.parametrize("path", _MD, ids=_id)
+def test_every_table_has_as_many_cells_as_its_header(path):
+    """A delimiter row or a row of another width than the header: the table does not render as one."""
+    lines = path.read_text().splitlines()
+    for i in range(len(lines) - 1):
+        if lines[i].lstrip().startswith("|") and re.match(r"^\s*\|\s*:?-{3}", lines[i + 1]):
+            n, j = _cells(lines[i]), i + 1
+            while j < len(lines) and lines[j].lstrip().startswith("|"):
+                assert _cells(lines[j]) == n, f"{_id(path)}:{j + 1}: {_cells(lines[j])} cells under a {n}-cell header"
+                j += 1
