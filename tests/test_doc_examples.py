@@ -5,9 +5,11 @@ A block's fence says what it is, and every block must say it (an untagged block 
 - ``python``: run, the blocks of one file in turn in one interpreter (a later block may use
   an earlier one's names), from the repository's root (examples read ``results/``);
 - ``sh``: each line is a command, run from a fresh folder that sees the repository's
-  ``docs/``, ``results/`` and ``experiments/``, with ``-`` on every line of standard input
-  (the interactive commands play whole games, throwing all three dice again at each question,
-  and answer no to another game). ``four21sim ...`` runs the command;
+  ``docs/``, ``results/`` and ``experiments/``. On standard input: ``q`` (an interactive
+  command quits at its first question, after its set-up: the solve, the first throw), or for
+  a command that writes a game log, ``-`` on every line (whole games, throwing all three dice
+  again at each question, no to another game), so that the log a later line replays exists.
+  ``four21sim ...`` runs the command;
   ``python experiments/X.py ...`` is too long for the suite: every flag it names must be one
   of the script's (``--help``). The set-up commands (``pip install``) are checked against
   ``.ci/run`` instead (``test_the_readme_test_command_is_what_ci_runs``);
@@ -91,7 +93,9 @@ def _run_command(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
         argv = [sys.executable, *argv[1:]]
     else:
         raise AssertionError(f"{cmd!r}: a documented command starts with four21sim or python")
-    return subprocess.run(argv, cwd=cwd, input="-\n" * 3000, capture_output=True, text=True, timeout=TIMEOUT,
+    # a game log must hold whole games; every other interactive command quits at its first question
+    answers = "-\n" * 3000 if "--log" in argv else "q\n"
+    return subprocess.run(argv, cwd=cwd, input=answers, capture_output=True, text=True, timeout=TIMEOUT,
                           env=dict(os.environ, COLUMNS="100"))
 
 
