@@ -111,7 +111,9 @@ def habit(preset: str, players: int, objective: str, who: str) -> dict:
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _child(args: list[str], timeout: float, cold_numba: bool) -> dict:
+def _child(args: list[str], timeout: float, cold_numba: bool, script: str = __file__) -> dict:
+    """Run ``script`` (this one, or another experiment's) with ``args`` in a fresh process with a cold
+    disk cache (and numba's with ``cold_numba``): its last line of output, as JSON."""
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="four21sim-cache-") as tmp:
         env["FOUR21SIM_CACHE_DIR"] = tmp  # a cold disk cache: nothing solved before
@@ -120,7 +122,7 @@ def _child(args: list[str], timeout: float, cold_numba: bool) -> dict:
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         t0 = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env,
+            done = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, env=env,
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"timeout": timeout, "wall_seconds": time.perf_counter() - t0}

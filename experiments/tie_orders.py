@@ -28,7 +28,6 @@ import platform
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -64,19 +63,10 @@ def one(preset: str, players: int, tie: str) -> dict:
 
 
 def _child(args: list[str], timeout: float) -> dict:
-    env = dict(os.environ)
-    with tempfile.TemporaryDirectory(prefix="four21sim-cache-") as tmp:
-        env["FOUR21SIM_CACHE_DIR"] = tmp  # a cold disk cache: nothing solved before
-        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        t0 = time.perf_counter()
-        try:
-            done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"timeout": timeout, "wall_seconds": time.perf_counter() - t0}
-    if done.returncode != 0:
-        return {"error": done.stderr[-2000:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """One configuration in a fresh process with a cold disk cache (nplayer_sizes.py's runner)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from nplayer_sizes import _child as run_child
+    return run_child(args, timeout, False, script=__file__)
 
 
 def _key(e: dict) -> tuple:
