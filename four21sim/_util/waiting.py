@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from contextlib import contextmanager
 
 __all__ = ["AFTER", "announce_compiles", "notice_after"]
@@ -45,7 +44,6 @@ class _CompileNotice:
         self.depth = 0
         self.said = False
         self.timer: threading.Timer | None = None
-        self.t0 = 0.0
         self.lock = threading.Lock()
 
     def _say(self) -> None:
@@ -59,7 +57,6 @@ class _CompileNotice:
         with self.lock:
             self.depth += 1
             if self.depth == 1 and not self.said and self.timer is None:
-                self.t0 = time.perf_counter()
                 self.timer = threading.Timer(self.after, self._say)
                 self.timer.daemon = True
                 self.timer.start()
