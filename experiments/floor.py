@@ -22,10 +22,10 @@ What it leaves out, all of which the engine does:
 
 - the random stream of docs/engine.md. Here one xorshift64 state per block of games
   (seeded from ``(seed, block)``), one 64-bit word per draw, a draw in ``[0, r)`` being
-  ``(word >> 32) * r >> 32``. The engine keys a SplitMix64 stream per game, carves up
-  to 24 bits of each word and counts the draws: the same seed plays the same game
-  whatever the threads or blocks. So the floor plays other games than the engine
-  from the same seed; only their laws agree (``bench.py`` prints both P(seat 0 wins)).
+  ``(word >> 32) * r >> 32``. The engine seeds a xoroshiro128++ generator per game and
+  counts the draws: the same seed plays the same game whatever the threads or blocks.
+  So the floor plays other games than the engine from the same seed; only their laws
+  agree (``bench.py`` prints both P(seat 0 wins)).
 - every other variant, player count and policy: the options are constants, the seat
   count is 2, the keep tables are globals of 2 x 56 (leader: throws left, hand) and
   3 x 56 (follower: (count, made) pair, hand) entries, because ``greedy``'s follower
@@ -57,7 +57,6 @@ _FULL = dice.FULL_KEEP
 _OUTCOME_HAND = dice.OUTCOME_HAND.astype(np.uint8)
 _KEEP_RESULT = np.ascontiguousarray(dice.KEEP_RESULT.astype(np.uint8))
 _RANGE = (6 ** (3 - dice.KEEP_SIZE)).astype(np.int64)  # a re-throw is one draw of 6**(dice thrown)
-_BITS = np.array([(int(r) - 1).bit_length() for r in _RANGE], dtype=np.int64)
 _RANK = dice.RANK[dice.ranking_index("super421")].astype(np.int64)
 _VALUE = dice.VALUE[dice.values_index("super421")].astype(np.int64)
 # greedy: lead[throws_left - 1, hand]; foll[(count, made) -> 0 (2,1), 1 (3,1), 2 (3,2), hand]
@@ -71,7 +70,7 @@ _U = np.uint64
 
 
 @numba.njit(inline="always")
-def xorshift_draw(x, r, bits):
+def xorshift_draw(x, r):
     """The floor's stream: the next xorshift64 word, read as ``(word >> 32) * r >> 32``."""
     x ^= x << _U(13)
     x ^= x >> _U(7)
@@ -81,15 +80,15 @@ def xorshift_draw(x, r, bits):
 
 @numba.njit(inline="always")
 def _throw3(draw, st):
-    o, st = draw(st, 216, 8)
+    o, st = draw(st, 216)
     return _OUTCOME_HAND[o], st
 
 
 @numba.njit(inline="always")
 def _rethrow(draw, st, keep):
-    # one draw of 6**j, j the dice thrown: r and its bits read from tables, not branched on
+    # one draw of 6**j, j the dice thrown: r read from a table, not branched on
     # (how many dice go back is random: a branch on it is mispredicted)
-    x, st = draw(st, _RANGE[keep], _BITS[keep])
+    x, st = draw(st, _RANGE[keep])
     return _KEEP_RESULT[keep, x], st
 
 

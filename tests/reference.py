@@ -82,36 +82,35 @@ def stream_key(seed: int, game: int) -> int:
 
 
 class Stream:
-    """The per-game random stream of docs/engine.md."""
-
-    BUDGET = 24  # bits of a word spent before the next word is taken
+    """The per-game random stream of docs/engine.md: xoroshiro128++ (Blackman and Vigna),
+    seeded with the first two outputs of SplitMix64 started at the game's key."""
 
     def __init__(self, seed: int, game: int):
         self.key = stream_key(seed, game)
-        self.k = 0        # index of the last word taken (words are numbered from 1)
-        self.u = 0        # the current word
-        self.used = self.BUDGET  # bits spent of the current word: the first draw takes word 1
+        # SplitMix64 from state `key`: state += GAMMA, output mix64(state)
+        self.s0 = mix64((self.key + GAMMA) & MASK64)
+        self.s1 = mix64((self.key + 2 * GAMMA) & MASK64)
         self.draws = 0    # draws made so far
 
-    def word(self, k: int) -> int:
-        """word(k) = mix64(key + k * GAMMA)."""
-        return mix64((self.key + k * GAMMA) & MASK64)
+    def word(self) -> int:
+        """The generator's next 64-bit output (xoroshiro128++, rotations 17, 49, 21, 28)."""
+        def rotl(x: int, k: int) -> int:
+            return ((x << k) | (x >> (64 - k))) & MASK64
+        s0, s1 = self.s0, self.s1
+        result = (rotl((s0 + s1) & MASK64, 17) + s0) & MASK64
+        s1 ^= s0
+        self.s0 = rotl(s0, 49) ^ s1 ^ ((s1 << 21) & MASK64)
+        self.s1 = rotl(s1, 28)
+        return result
 
     def draw(self, r: int) -> int:
-        """A uniform integer in [0, r), 2 <= r <= 216, carved from the current word."""
+        """A uniform integer in [0, r), 2 <= r <= 216: the top 32 bits of the next word as the
+        fraction top / 2**32, times r, rounded down."""
         if not 2 <= r <= 216:
             raise ValueError(f"draw: r={r} outside 2..216")
-        bits = (r - 1).bit_length()
-        if self.used + bits > self.BUDGET:
-            self.k += 1
-            self.u = self.word(self.k)
-            self.used = 0
-        x = self.u * r                 # exact (Python ints)
-        result = x >> 64
-        self.u = x & MASK64
-        self.used += bits
+        top = self.word() >> 32
         self.draws += 1
-        return result
+        return (top * r) // (1 << 32)
 
     def dice(self, n: int) -> list[int]:
         """Throw n dice with one draw of 6**n: the base-6 digits, first die most significant."""

@@ -129,7 +129,7 @@ class Game:
         self._prm = R.params(variant)
         self._rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
         self._value = np.ascontiguousarray(dice.VALUE[variant.values_index])
-        self._rs, self._ri = np.zeros(3, dtype=np.uint64), np.zeros(2, dtype=np.int64)
+        self._rs, self._ri = E.new_state()
         E.start_game(self._rs, self._ri, np.uint64(E.mix64(np.uint64(self.seed))), game)
         # 'random' decides from its own stream: the engine's draws for it are private to the engine
         self._rng = np.random.default_rng([self.seed, game])

@@ -4,14 +4,14 @@ statistics of its measures (:mod:`.stats`).
 
 Besides :func:`simulate`, the steps of docs/engine.md that a game played one decision
 at a time needs (:mod:`four21sim.advice.play`) are public names here: the stream
-(``start_game``, ``mix64``, ``throw3``, ``rethrow``), a decision's ``context`` row and
+(``new_state``, ``start_game``, ``mix64``, ``throw3``, ``rethrow``), a decision's ``context`` row and
 ``judge``; and ``ENGINE_CONTRACT``, the version of the games a seed plays.
 """
 
 from . import layout, stats
 from ._kernels import ENGINE_CONTRACT, KIND_TABLE, context, judge
-from ._stream import mix64, rethrow, start_game, throw3
+from ._stream import mix64, new_state, rethrow, start_game, throw3
 from .simulation import SimulationResult, simulate
 
 __all__ = ["layout", "stats", "simulate", "SimulationResult", "ENGINE_CONTRACT", "KIND_TABLE", "context", "judge",
-           "mix64", "rethrow", "start_game", "throw3"]
+           "mix64", "new_state", "rethrow", "start_game", "throw3"]

@@ -1,11 +1,11 @@
-"""numba kernels of the random stream: one SplitMix64 stream per (seed, game).
+"""numba kernels of the random stream: one xoroshiro128++ generator per (seed, game).
 
-docs/engine.md ("The random stream") is the contract: the words, how draws are
-carved from them, and how a throw of dice is read from a draw. The state is a tuple
-of scalars ``st = (key, k, word, bits used of the word, draws made)`` that each step
-takes and returns (the ``*_st`` functions); ``start_game``, ``draw``, ``throw3`` and
-``rethrow`` are the same steps on a state kept in two small arrays, ``rs = [key, k,
-word]`` (uint64) and ``ri = [bits used, draws made]``, for callers that share it.
+docs/engine.md ("The random stream") is the contract: how a game's generator is seeded,
+its words, how a draw is read from a word, and how a throw of dice is read from a draw.
+The state is a tuple of scalars ``st = (s0, s1, draws made)`` that each step takes and
+returns (the ``*_st`` functions); ``start_game``, ``draw``, ``throw3`` and ``rethrow`` are
+the same steps on a state kept in two small arrays, ``rs = [s0, s1]`` (uint64) and
+``ri = [draws made]``, for callers that share it (:func:`new_state` makes them).
 """
 
 from __future__ import annotations
@@ -19,11 +19,8 @@ _U = np.uint64
 _GAMMA = _U(0x9E3779B97F4A7C15)
 _C1 = _U(0xBF58476D1CE4E5B9)
 _C2 = _U(0x94D049BB133111EB)
-_M32 = _U(0xFFFFFFFF)
 _S30, _S27, _S31, _S32 = _U(30), _U(27), _U(31), _U(32)
-_ONE = _U(1)
-BIT_BUDGET = 24  # bits of a word spent before the next word: >= 40 bits stay
-
+DRAW_BITS = 32  # the top 32 bits of a word make one draw: each value within 2**-32 of 1/r
 
 
 def kernel_table(table: np.ndarray) -> np.ndarray:
@@ -44,8 +41,7 @@ def signed_tables(tables) -> tuple:
 _OUTCOME_HAND = kernel_table(dice.OUTCOME_HAND)
 _KEEP_RESULT = kernel_table(dice.KEEP_RESULT)
 _KEEP_SIZE = kernel_table(dice.KEEP_SIZE)
-_THROW_RANGE = np.array([1, 6, 36, 216], dtype=np.int64)  # throwing n dice is draw(6**n) ...
-_THROW_BITS = np.array([0, 3, 6, 8], dtype=np.int64)  # ... at a cost of (6**n - 1).bit_length() bits
+_THROW_RANGE = np.array([1, 6, 36, 216], dtype=np.int64)  # throwing n dice is draw(6**n)
 
 
 @njit(**JIT)
@@ -61,9 +57,15 @@ def compiled_tables() -> dict:
 
 @njit(inline="always", **JIT)
 def mix64(z):
+    """SplitMix64's finaliser (Stafford's variant 13)."""
     z = (z ^ (z >> _S30)) * _C1
     z = (z ^ (z >> _S27)) * _C2
     return z ^ (z >> _S31)
+
+
+@njit(inline="always", **JIT)
+def _rotl(x, k):
+    return (x << _U(k)) | (x >> _U(64 - k))
 
 
 @njit(**JIT)
@@ -72,78 +74,79 @@ def game_key(seedmix, g):
     return mix64(seedmix + _U(g))
 
 
-# The stream's state travels through the game loop as a tuple of scalars,
-# ``st = (key, k, word, used, draws)``: values the compiler keeps in registers. In arrays,
-# every draw loaded and stored them again (a store into the counters might have changed
-# them, for all the compiler knows). The ``rs, ri`` array forms below wrap the same
-# functions for callers that share the state by reference (tests, a game at the terminal).
+# The stream's state travels through the game loop as a tuple of scalars, ``st = (s0, s1,
+# draws)``: values the compiler keeps in registers. In arrays, every draw loaded and stored
+# them again (a store into the counters might have changed them, for all the compiler knows).
 @njit(**JIT)
 def stream_start(seedmix, g):
-    """The state at the start of game g: no word taken yet, no draw made."""
-    return game_key(seedmix, g), _U(0), _U(0), BIT_BUDGET, 0
+    """The state at the start of game g: xoroshiro128++ seeded with the first two words of
+    SplitMix64 from the game's key (never both zero: mix64 is a bijection); no draw made."""
+    key = game_key(seedmix, g)
+    return mix64(key + _GAMMA), mix64(key + _GAMMA + _GAMMA), 0
+
+
+@njit(inline="always", **JIT)
+def next_word_st(st):
+    """xoroshiro128++'s next output: ``(word, st)`` (the draw count unchanged)."""
+    s0, s1, draws = st
+    w = _rotl(s0 + s1, 17) + s0
+    s1 ^= s0
+    return w, (_rotl(s0, 49) ^ s1 ^ (s1 << _U(21)), _rotl(s1, 28), draws)
 
 
 @njit(**JIT)
-def draw_st(st, r, bits):
-    """Uniform integer in [0, r), r <= 216, ``bits = (r - 1).bit_length()``: ``(x, st)``."""
-    key, k, u, used, draws = st
-    if used + bits > BIT_BUDGET:
-        k += _ONE
-        u = mix64(key + k * _GAMMA)
-        used = 0
-    ru = _U(r)
-    hi = ((u >> _S32) * ru + (((u & _M32) * ru) >> _S32)) >> _S32
-    return np.int64(hi), (key, k, u * ru, used + bits, draws + 1)
+def draw_st(st, r):
+    """Uniform integer in [0, r), 2 <= r <= 216, from the top 32 bits of the next word:
+    ``(x, st)``. One word per draw: no test for a word's bits left (a branch that the game's
+    random course made unpredictable)."""
+    w, (s0, s1, draws) = next_word_st(st)
+    return np.int64(((w >> _S32) * _U(r)) >> _S32), (s0, s1, draws + 1)
 
 
 @njit(**JIT)
 def throw3_st(st):
     """Throw three dice: ``(hand, st)``."""
-    o, st = draw_st(st, 216, 8)
+    o, st = draw_st(st, 216)
     return _OUTCOME_HAND[o], st
 
 
 @njit(**JIT)
 def rethrow_st(keep, st):
     """Keep the dice of ``keep``, throw the others: ``(new hand, st)``."""
-    # One draw of 6**n, n the dice thrown, its range and bits read from tables: how many
-    # dice go back is random, and a branch on it was mispredicted about one re-throw in two
-    # (LLVM makes a branch of any choice between constants that feeds the word-refresh test).
-    n = 3 - _KEEP_SIZE[keep]
-    x, st = draw_st(st, _THROW_RANGE[n], _THROW_BITS[n])
+    # one draw of 6**n, n the dice thrown, its range read from a table: how many dice go
+    # back is random, and a branch on it would be mispredicted about one re-throw in two
+    x, st = draw_st(st, _THROW_RANGE[3 - _KEEP_SIZE[keep]])
     return _KEEP_RESULT[keep, x], st
 
 
-@njit(**JIT)
-def draw_small_st(st, r):
-    """draw(r) for 2 <= r <= 8 (the random policy): ``(x, st)``."""
-    bits = 1 if r <= 2 else (2 if r <= 4 else 3)
-    return draw_st(st, r, bits)
-
-
 # ---------------------------------------------------------------- the same, state in arrays
+def new_state() -> tuple[np.ndarray, np.ndarray]:
+    """Empty arrays ``(rs, ri)`` for the array forms below: ``rs = [s0, s1]``, ``ri = [draws made]``."""
+    return np.zeros(2, dtype=np.uint64), np.zeros(1, dtype=np.int64)
+
+
 @njit(inline="always", **JIT)
 def load_st(rs, ri):
-    """The state held in ``rs = [key, k, word]``, ``ri = [bits used of the word, draws made]``."""
-    return rs[0], rs[1], rs[2], ri[0], ri[1]
+    """The state held in ``rs = [s0, s1]``, ``ri = [draws made]``."""
+    return rs[0], rs[1], ri[0]
 
 
 @njit(inline="always", **JIT)
 def store_st(st, rs, ri):
-    rs[0], rs[1], rs[2] = st[0], st[1], st[2]
-    ri[0], ri[1] = st[3], st[4]
+    rs[0], rs[1] = st[0], st[1]
+    ri[0] = st[2]
 
 
 @njit(inline="always", **JIT)
 def start_game(rs, ri, seedmix, g):
-    """Point the stream at the start of game g: no word taken yet, no draw made."""
+    """Point the stream at the start of game g: no draw made."""
     store_st(stream_start(seedmix, g), rs, ri)
 
 
 @njit(inline="always", **JIT)
-def draw(rs, ri, r, bits):
-    """Uniform integer in [0, r), r <= 216, ``bits = (r - 1).bit_length()``."""
-    x, st = draw_st(load_st(rs, ri), r, bits)
+def draw(rs, ri, r):
+    """Uniform integer in [0, r), 2 <= r <= 216."""
+    x, st = draw_st(load_st(rs, ri), r)
     store_st(st, rs, ri)
     return x
 
@@ -171,5 +174,5 @@ def fill_dice(seed, games, out):
     for g in range(games):
         st = stream_start(seedmix, g)
         for j in range(out.shape[1]):
-            x, st = draw_st(st, 6, 3)
+            x, st = draw_st(st, 6)
             out[g, j] = x + 1
