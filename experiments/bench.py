@@ -12,6 +12,10 @@ Measures, on this machine:
   stripped to its bones), in this process, alternately: engine / floor, and engine / the
   floor drawing from the engine's own random stream (which plays the engine's games:
   checked, game for game, by the games seat 0 won);
+- the 4-player equilibrium (policy ``optimal``: the compact tables of docs/engine.md,
+  context mode 3) against ``greedy`` at 4 players, alternately, on one thread and on all:
+  optimal 4p / greedy 4p (the time its first call takes, the solve or its load from the
+  solution store and the tables, is printed apart);
 - peak resident memory, and with ``--big`` 100 million games of one configuration
   to show memory stays flat;
 - the exact solver's time for every preset.
@@ -62,6 +66,7 @@ def main(argv=None) -> int:
     print(f"layer: {numba.threading_layer()}")
     _speed(args.games, args.repeat, ncores)
     _floor_ratio(args.games, args.repeat, ncores)
+    _optimal_4p(args.games, args.repeat, ncores)
     print(f"\npeak resident memory so far: {_peak_mib():.0f} MiB")
     if args.big:
         _big()
@@ -135,6 +140,27 @@ def _floor_ratio(games: int, repeat: int, ncores: int) -> None:
                   f"engine/floor(engine stream) = {cpu['engine'] / cpu['stream']:.3f}")
     print(f"the floor on the engine's stream played the engine's games (seat 0 won {won:,} of {games:,} in both): "
           f"{'yes' if same else 'NO: the floor is not the same game'}")
+
+
+def _optimal_4p(games: int, repeat: int, ncores: int) -> None:
+    """Games per second of the 4-player equilibrium against greedy at 4 players, alternately."""
+    from four21sim import Variant, simulate
+    v = Variant.from_preset("super421")
+    t = time.perf_counter()
+    simulate(v, 4, "optimal", games=1000, seed=0)
+    print(f"\noptimal 4p: first call {time.perf_counter() - t:.1f} s (solve or load, compact tables, 1000 games); "
+          f"peak resident memory {_peak_mib():.0f} MiB")
+    n = max(games // 4, 1000)
+    print(f"optimal 4p against greedy 4p, super421, {n:,} games per run, best of {repeat}, alternating")
+    print(f"{'threads':>7} {'greedy 4p':>10} {'optimal 4p':>11} {'greedy/optimal':>15}  (M games/s)")
+    for threads in (1, ncores):
+        best = {"greedy": 0.0, "optimal": 0.0}
+        for _ in range(repeat):
+            for pol in best:
+                r = simulate(v, 4, pol, games=n, seed=12345, threads=threads)
+                best[pol] = max(best[pol], r.games / r.elapsed)
+        print(f"{threads:>7} {best['greedy'] / 1e6:>10.2f} {best['optimal'] / 1e6:>11.2f} "
+              f"{best['greedy'] / best['optimal']:>15.2f}")
 
 
 def _big() -> None:

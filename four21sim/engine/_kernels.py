@@ -274,7 +274,12 @@ def play_round(n, prm, rank, value, sp, lead, foll, aux, pot, leader, tok, out, 
     T = prm[R.P_TOKENS]
     ftw = prm[R.P_FTW] == 1
     phase = R.phase_of(pot)
-    m = R.playing_order(leader, out, n, order)
+    if n == 2:  # both seats play every round: a game of two ends when one goes out (whatever the end rule)
+        order[0] = leader
+        order[1] = 1 - leader
+        m = 2
+    else:
+        m = R.playing_order(leader, out, n, order)
     h, count, st = leader_turn(sp, lead, aux, R.throw_limit(phase, prm), pot, tok, order, m, hands, throws, T, ftw, st)
     hands[0] = h
     throws[0] = count
@@ -325,7 +330,7 @@ def tally_position(c, off, n, phase, m, jl, jw, hist):
 
 @njit(inline="always", **JIT)
 def _bin(x, nbins):
-    return x if x < nbins else nbins - 1
+    return min(x, nbins - 1)
 
 
 @njit(inline="always", **JIT)
