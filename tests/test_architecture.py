@@ -27,6 +27,8 @@ LIVE = {
     "N_HANDS": np.array([dice.N_HANDS]),
     "IS_COMBINATION": np.array([dice.is_combination(h) for h in range(dice.N_HANDS)], dtype=np.int64),
     "H221": np.array([dice.hand_index((2, 2, 1))]),
+    # a re-throw draws 6**(dice thrown): docs/engine.md
+    "KEEP_RANGE": np.array([6 ** (3 - len(k)) for k in dice.KEEPS]),
 }
 
 

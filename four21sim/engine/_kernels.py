@@ -44,8 +44,8 @@ _NH = dice.N_HANDS
 
 # pk[p, K_*]: what the kernel knows of policy p (filled by simulation.pack_policies); the
 # game loop reads it by seat, sp[s * N_PK + K_*] (the row of seat s's policy)
-K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF, K_AUX_OFF = range(5)
-N_PK = 5
+K_KIND, K_CTX, K_LEAD_OFF, K_FOLL_OFF, K_AUX_OFF, K_TARGETS = range(6)
+N_PK = 6
 KIND_TABLE, KIND_RANDOM = 0, 1
 LEAD_SLOTS = 2  # lead[ctx, throws_left - 1, hand], throws_left = 1..2
 # The follower tables keep only the (count, made) pairs that occur (made < count), in this
@@ -181,9 +181,14 @@ def follower_turns(sp, foll, aux, rank, count, may_stop, pot, tok, order, m, han
                 g = compact_context(aux, a, compact_block(aux, a, pot, tok, order, m), j, hands, throws, count)
                 row += g * (2 * _NH) - (count - 2) * _NH
         else:
-            target = hands[0] if mode == CTX_ROUND else worst
             ctx = context_of(mode, pot, tok, order, m, j, hands, throws, tokens, ftw)
-            row = sp[b + K_FOLL_OFF] + (ctx * _NH + target) * (FOLL_SLOTS * _NH)
+            if sp[b + K_TARGETS] == 1:
+                # a follower table that ignores the target keeps one: its turn does not wait
+                # for the hands before it (the branch, predicted, breaks that dependency)
+                row = sp[b + K_FOLL_OFF] + ctx * (FOLL_SLOTS * _NH)
+            else:
+                target = hands[0] if mode == CTX_ROUND else worst
+                row = sp[b + K_FOLL_OFF] + (ctx * _NH + target) * (FOLL_SLOTS * _NH)
         h, made, st = turn(sp[b + K_KIND], foll, row, False, count, may_stop, st)
         hands[j] = h
         throws[j] = made

@@ -41,18 +41,21 @@ def signed_tables(tables) -> tuple:
 _OUTCOME_HAND = kernel_table(dice.OUTCOME_HAND)
 _KEEP_RESULT = kernel_table(dice.KEEP_RESULT)
 _KEEP_SIZE = kernel_table(dice.KEEP_SIZE)
-_THROW_RANGE = np.array([1, 6, 36, 216], dtype=np.int64)  # throwing n dice is draw(6**n)
+# the range of the draw that re-throws the dice a keep leaves: 6**(dice thrown), one load from
+# the keep (the re-throw's chain of dependent loads is the engine's critical path)
+_KEEP_RANGE = (6 ** (3 - dice.KEEP_SIZE.astype(np.int64))).astype(np.uint64)
 
 
 @njit(**JIT)
 def _compiled_tables():
-    return (_OUTCOME_HAND.copy(), _KEEP_RESULT.copy(), _KEEP_SIZE.copy(),)
+    return (_OUTCOME_HAND.copy(), _KEEP_RESULT.copy(), _KEEP_SIZE.copy(), _KEEP_RANGE.astype(np.int64))
 
 
 def compiled_tables() -> dict:
     """The dice tables as compiled into these kernels (numba freezes globals at compile time,
-    and its cache may hold an older compilation): tests compare them with :mod:`dice`."""
-    return dict(zip(('OUTCOME_HAND', 'KEEP_RESULT', 'KEEP_SIZE'), signed_tables(_compiled_tables())))
+    and its cache may hold an older compilation): tests compare them with :mod:`dice`
+    (``KEEP_RANGE``: with ``6 ** (3 - KEEP_SIZE)``)."""
+    return dict(zip(('OUTCOME_HAND', 'KEEP_RESULT', 'KEEP_SIZE', 'KEEP_RANGE'), signed_tables(_compiled_tables())))
 
 
 @njit(inline="always", **JIT)
@@ -115,7 +118,7 @@ def rethrow_st(keep, st):
     """Keep the dice of ``keep``, throw the others: ``(new hand, st)``."""
     # one draw of 6**n, n the dice thrown, its range read from a table: how many dice go
     # back is random, and a branch on it would be mispredicted about one re-throw in two
-    x, st = draw_st(st, _THROW_RANGE[3 - _KEEP_SIZE[keep]])
+    x, st = draw_st(st, _KEEP_RANGE[keep])
     return _KEEP_RESULT[keep, x], st
 
 

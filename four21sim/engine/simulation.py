@@ -108,9 +108,13 @@ def pack_policies(policies: Sequence[Policy]):
             foll = pol.foll.ravel()
         else:
             # the kernel's follower layout keeps only the (count, made) pairs that occur:
-            # half the memory, fewer cache misses
-            foll = np.ascontiguousarray(pol.foll[:, :, [c - 1 for c, _ in K.FOLL_PAIRS],
-                                                 [m - 1 for _, m in K.FOLL_PAIRS], :]).ravel()
+            # half the memory, fewer cache misses; and one target when every target's rows are
+            # the same (greedy, sec, chase421: the kernel then reads them without the target)
+            foll = pol.foll[:, :, [c - 1 for c, _ in K.FOLL_PAIRS], [m - 1 for _, m in K.FOLL_PAIRS], :]
+            if (foll == foll[:, :1]).all():
+                foll = foll[:, :1]
+            pk[i, K.K_TARGETS] = foll.shape[1]
+            foll = np.ascontiguousarray(foll).ravel()
         leads.append(lead)
         folls.append(foll)
         auxs.append(pol.aux)
