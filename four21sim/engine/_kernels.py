@@ -66,6 +66,12 @@ N_B = 4
 # own inlining (inline="always") copies a step's whole IR at each call site, nested steps
 # again at every level (compile time). No reference counting (_nrt=False): they take
 # arrays, and allocate nothing.
+#
+# One compilation of each step serves both game kernels (two players and n): numba compiles a
+# step once per signature, and a constant passed as it is (``2``, ``True``, a loop's ``0``)
+# is typed as a literal, a signature of its own. So constants passed to a step are cast
+# (``np.int64(2)``, ``np.bool_(True)``), and LLVM, inlining, still folds them (the cold start
+# of the two kernels: 21 s before, 15 s after).
 STEP = dict(JIT, _nrt=False, forceinline=True)
 
 
@@ -161,7 +167,8 @@ def leader_turn(sp, lead, aux, limit, pot, tok, order, m, hands, throws, tokens,
         ctx = compact_block(aux, sp[b + K_AUX_OFF], pot, tok, order, m) if limit > 1 else 0
     else:
         ctx = context_of(mode, pot, tok, order, m, 0, hands, throws, tokens, ftw)
-    return turn(sp[b + K_KIND], lead, sp[b + K_LEAD_OFF] + ctx * (LEAD_SLOTS * _NH), True, limit, True, st)
+    return turn(sp[b + K_KIND], lead, sp[b + K_LEAD_OFF] + ctx * (LEAD_SLOTS * _NH), np.bool_(True), limit,
+                np.bool_(True), st)
 
 
 @njit(**STEP)
@@ -189,7 +196,7 @@ def follower_turns(sp, foll, aux, rank, count, may_stop, pot, tok, order, m, han
             else:
                 target = hands[0] if mode == CTX_ROUND else worst
                 row = sp[b + K_FOLL_OFF] + (ctx * _NH + target) * (FOLL_SLOTS * _NH)
-        h, made, st = turn(sp[b + K_KIND], foll, row, False, count, may_stop, st)
+        h, made, st = turn(sp[b + K_KIND], foll, row, np.bool_(False), count, may_stop, st)
         hands[j] = h
         throws[j] = made
         if rank[h] > rank[worst]:
@@ -264,9 +271,9 @@ def judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st):
     if ntop == 1 and nlow == 1 and top != low:
         return jl, jw, st
     nt = R.extreme_keys(keys, m, True, -1, tied)
-    jl, st = roll_off(tied, nt, True, rank, roll, st)
+    jl, st = roll_off(tied, nt, np.bool_(True), rank, roll, st)
     nt = R.extreme_keys(keys, m, False, jl, tied)
-    jw, st = roll_off(tied, nt, False, rank, roll, st)
+    jw, st = roll_off(tied, nt, np.bool_(False), rank, roll, st)
     return jl, jw, st
 
 
@@ -424,7 +431,7 @@ def play_game(n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, re
         tokc[s] = 0
         taken[s] = 0
     pot = prm[R.P_TOKENS]
-    leader = 0
+    leader = np.int64(0)
     nout = 0
     rounds_c = 0
     rounds_d = 0
@@ -490,8 +497,10 @@ def record_game(rec, i, n, ws, finished, win_mask, lose_mask, rounds_c, rounds_d
 
 # _nrt=False: no reference counting in the game loop. The step functions are inlined
 # into it, and each array handed to one would otherwise cost an atomic increment and
-# decrement per call (measured: 40% of the engine's time). Nothing here allocates.
-@njit(_nrt=False, **JIT)
+# decrement per call (measured: 40% of the engine's time). Nothing here allocates. Itself a
+# step (inlined into each kernel's loop over blocks): the 2-player kernel's constant n
+# reaches the game's loops through LLVM.
+@njit(**STEP)
 def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, c, off,
                rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
@@ -547,8 +556,9 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead,
 
 @njit(**PARALLEL_JIT)
 def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
-    """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant, its
-    loops unrolled (some 8% faster), and only when a 2-player game is played."""
+    """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant (10 to 19%
+    faster), and only when a 2-player game is played. The constant is cast so that the steps
+    keep the signatures :func:`run_blocks` compiled them with (see STEP); LLVM folds it."""
     for b in prange(cnt.shape[0]):
-        play_block(seedmix, first_game, block, games, b, 2, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
-                   record)
+        play_block(seedmix, first_game, block, games, b, np.int64(2), prm, rank, value, sp, lead, foll, aux, cnt, off,
+                   rec, record)

@@ -85,7 +85,9 @@ def stream_start(seedmix, g):
     """The state at the start of game g: xoroshiro128++ seeded with the first two words of
     SplitMix64 from the game's key (never both zero: mix64 is a bijection); no draw made."""
     key = game_key(seedmix, g)
-    return mix64(key + _GAMMA), mix64(key + _GAMMA + _GAMMA), 0
+    # np.int64(0), not 0: a literal would give every step taking the state a signature of its
+    # own on the first pass of type inference (see _kernels.STEP)
+    return mix64(key + _GAMMA), mix64(key + _GAMMA + _GAMMA), np.int64(0)
 
 
 @njit(inline="always", **JIT)
