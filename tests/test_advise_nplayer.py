@@ -45,7 +45,7 @@ def test_the_game_answer_is_the_value_of_each_keep_at_the_table(preset, players)
     greedy = policies.compile_policy("greedy", v, players)
     asked = 0
     most = 8 if players > 3 else 10 ** 6  # (a 4-player decision rebuilds its round: seconds each)
-    for seed in range(1 if players > 3 else 3):
+    for seed in range(3):  # at 4 players, games until `most` decisions
         game = Game(v, players, seed)
         while not game.over and asked < most:
             t = game.turn
