@@ -20,7 +20,6 @@ _GAMMA = _U(0x9E3779B97F4A7C15)
 _C1 = _U(0xBF58476D1CE4E5B9)
 _C2 = _U(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = _U(30), _U(27), _U(31), _U(32)
-DRAW_BITS = 32  # the top 32 bits of a word make one draw: each value within 2**-32 of 1/r
 
 
 def kernel_table(table: np.ndarray) -> np.ndarray:
@@ -41,8 +40,8 @@ def signed_tables(tables) -> tuple:
 _OUTCOME_HAND = kernel_table(dice.OUTCOME_HAND)
 _KEEP_RESULT = kernel_table(dice.KEEP_RESULT)
 _KEEP_SIZE = kernel_table(dice.KEEP_SIZE)
-# the range of the draw that re-throws the dice a keep leaves: 6**(dice thrown), one load from
-# the keep (the re-throw's chain of dependent loads is the engine's critical path)
+# the range of the draw that re-throws the dice a keep leaves, 6**(dice thrown): one load from
+# the keep, where the number of dice and then its range were two
 _KEEP_RANGE = (6 ** (3 - dice.KEEP_SIZE.astype(np.int64))).astype(np.uint64)
 
 
