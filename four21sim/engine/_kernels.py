@@ -270,9 +270,9 @@ def judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st):
             jw = j
     if ntop == 1 and nlow == 1 and top != low:
         return jl, jw, st
-    nt = R.extreme_keys(keys, m, True, -1, tied)
+    nt = np.int64(R.extreme_keys(keys, m, True, -1, tied))  # (cast: see STEP)
     jl, st = roll_off(tied, nt, np.bool_(True), rank, roll, st)
-    nt = R.extreme_keys(keys, m, False, jl, tied)
+    nt = np.int64(R.extreme_keys(keys, m, False, jl, tied))
     jw, st = roll_off(tied, nt, np.bool_(False), rank, roll, st)
     return jl, jw, st
 
@@ -296,7 +296,7 @@ def play_round(n, prm, rank, value, sp, lead, foll, aux, pot, leader, tok, out, 
     hands[0] = h
     throws[0] = count
     st = follower_turns(sp, foll, aux, rank, count, prm[R.P_EXACT] == 0, pot, tok, order, m, hands, throws, T, ftw, st)
-    rescue = R.is_rescue(hands, m, prm)
+    rescue = np.bool_(R.is_rescue(hands, m, prm))  # (cast: see STEP)
     jl, jw, st = judge_st(hands, throws, m, rescue, rank, prm, keys, tied, roll, st)
     pay = R.payout(hands, m, jw, jl, rescue, phase, value, prm)
     swing, pot = R.settle(phase, pot, tok, order[jw], order[jl], pay)

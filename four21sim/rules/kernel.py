@@ -124,9 +124,9 @@ def playing_order(leader, out, n, order):
 @njit(inline="always", **JIT)
 def is_rescue(hands, m, prm):
     """Step 4: the nénette rescue applies (option on, a 221 on the table, no combination)."""
-    if prm[P_RESCUE] == 0:  # np.bool_: not a literal, as for extreme_keys' nt
-        return np.bool_(False)
-    has221 = np.bool_(False)
+    if prm[P_RESCUE] == 0:
+        return False
+    has221 = False
     for j in range(m):
         if _IS_COMBINATION[hands[j]]:
             return False
@@ -157,7 +157,7 @@ def extreme_keys(keys, m, worst, skip, tied):
     lowest among the others; ties are settled by roll-offs.
     """
     best = 0
-    nt = np.int64(0)  # not a literal 0: the engine's steps keep one signature (engine/_kernels.STEP)
+    nt = 0
     for j in range(m):
         if j == skip:
             continue
