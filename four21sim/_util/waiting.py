@@ -51,7 +51,7 @@ class _CompileNotice:
             if self.depth and not self.said:
                 self.said = True
                 _print(f"{self.prog}: compiling the engine's kernels with numba (once: later runs load them from "
-                       "numba's cache; up to a minute on a fresh clone) ...", self.stream)
+                       "numba's cache; some 15 s on a 2-core machine) ...", self.stream)
 
     def on_start(self, event) -> None:
         with self.lock:
