@@ -277,7 +277,7 @@ def write_report(out: Path, args) -> None:
          f"--games {args.games} --measure-games {args.measure_games} --rounds {args.rounds} "
          f"--candidates {args.candidates} --seed {args.seed}` (the variants were run in separate processes "
          "with `--variants`, 1 numba thread each; the report is written from every CSV in the folder). "
-         f"Time, summed over the configurations below (the processes ran side by side on a 2-core machine): "
+         f"Time, summed over the configurations below: "
          f"{S['seconds'].sum() / 60:.0f} min of search and measurement, "
          f"{np.nansum(S['exact_seconds']) / 60:.1f} min for the exact 3-player solutions"
          + (f", {X.groupby('variant')['seconds'].first().sum() / 60:.1f} min for the 3-player cross-check"
