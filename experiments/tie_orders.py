@@ -10,6 +10,13 @@ pays x%" is a property of the game rather than of the tie order.
 
     python experiments/tie_orders.py --players 4 [--presets super421,super421-lebon] [--ties first,last]
     python experiments/tie_orders.py --report          # TIE_ORDERS.md from what is stored
+    python experiments/tie_orders.py --check --presets super421 --ties last   # solve again, compare
+
+``--check`` solves the configurations named again (each in its own process, as a run does) and
+compares them with tie_orders.json, writing nothing: every seat's P(pay) within 1e-12 of the
+stored one and inside the stored range, the profile certified (exploitability from any state
+below 1e-12). Exit status 1 if one differs. (The test suite's re-solve of Super 421 under the
+"last" order, a minute of it, moved here; the suite checks the file's own consistency.)
 
 Each solve runs in its own process with a fresh disk cache (numba's kernels from its cache),
 as experiments/nplayer_sizes.py does. Results go to results/nplayer/tie_orders.json, one entry
@@ -211,6 +218,38 @@ def _against_range(label: str, lo: float, hi: float, rg: dict) -> str:
     return f"{label}'s overlaps the range"
 
 
+def compare(stored: dict, rng: dict | None, solved: dict) -> list[str]:
+    """What differs between a stored entry (and its range) and the same configuration solved again."""
+    bad = []
+    if not solved.get("exploitability_any_state", 1) < 1e-12:
+        bad.append(f"exploitability from any state {solved.get('exploitability_any_state')} (allowed: below 1e-12)")
+    for q, (a, b) in enumerate(zip(solved["seats"], stored["seats"])):
+        if abs(a["p_pay"] - b["p_pay"]) > 1e-12:
+            bad.append(f"seat {q}: P(pay) {a['p_pay']!r}, stored {b['p_pay']!r}")
+        if rng and not rng["seats"][q]["p_pay_min"] - 1e-12 <= a["p_pay"] <= rng["seats"][q]["p_pay_max"] + 1e-12:
+            bad.append(f"seat {q}: P(pay) {a['p_pay']!r} outside the stored range")
+    return bad
+
+
+def check(args) -> int:
+    """``--check``: each configuration named solved again, against tie_orders.json."""
+    data = json.loads(JSON.read_text())
+    failed = 0
+    for n in [int(x) for x in args.players.split(",")]:
+        for preset in args.presets.split(","):
+            for tie in args.ties.split(","):
+                stored = next((e for e in data["entries"] if _key(e) == (preset, n, tie) and "seats" in e), None)
+                if stored is None:
+                    print(f"{preset}, {n} players, {tie}: not in {JSON.name}, not checked")
+                    continue
+                rng = next((r for r in data["ranges"] if (r["preset"], r["players"]) == (preset, n)), None)
+                res = _child(["--one", preset, "--n", str(n), "--tie", tie], args.timeout)
+                bad = compare(stored, rng, res) if "seats" in res else [f"no solution: {res.get('error')}"]
+                failed += bool(bad)
+                print(f"{preset}, {n} players, {tie}: " + ("; ".join(bad) if bad else "as stored"), flush=True)
+    return 1 if failed else 0
+
+
 def main(argv=None) -> int:
     from four21sim.exact.nplayer import TIE_ORDERS
 
@@ -220,6 +259,8 @@ def main(argv=None) -> int:
     p.add_argument("--ties", default=",".join(TIE_ORDERS))
     p.add_argument("--timeout", type=float, default=4 * 3600, help="seconds allowed to each configuration")
     p.add_argument("--report", action="store_true", help="only remake TIE_ORDERS.md from tie_orders.json")
+    p.add_argument("--check", action="store_true",
+                   help="solve the configurations named again and compare with tie_orders.json (writes nothing)")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--n", type=int, help=argparse.SUPPRESS)
     p.add_argument("--tie", help=argparse.SUPPRESS)
@@ -227,6 +268,8 @@ def main(argv=None) -> int:
     if args.one:
         print(json.dumps(one(args.one, args.n, args.tie)))
         return 0
+    if args.check:
+        return check(args)
     meta = _meta("python experiments/tie_orders.py " + " ".join(argv if argv is not None else sys.argv[1:]))
     data = _store([], None)
     if not args.report:
