@@ -114,3 +114,35 @@ def test_a_fresh_machine_without_a_cache_folder_gets_one_without_a_warning(monke
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
     with pytest.warns(cache.CacheWarning, match=r"^XDG_CACHE_HOME: .* cannot be used \(not a folder\)"):
         assert cache.cache_dir() is None
+
+
+_TOGETHER = """
+import json, sys, time
+from pathlib import Path
+from four21sim import Variant
+from four21sim.exact import nplayer
+v = Variant.from_preset("classic", {"tokens": 4})
+me, other = Path(sys.argv[1]), Path(sys.argv[2])
+me.touch()
+while not other.exists():  # both processes ask at the same moment
+    time.sleep(0.001)
+sol = nplayer.solve(v, 3)
+print(json.dumps({"from_cache": bool(sol.info.get("from_cache")), "p_pay": sol.seat_p_pay.tolist()}))
+"""
+
+
+def test_two_processes_asking_the_same_solve_at_once_solve_it_once(tmp_path):
+    """Both miss the entry at the same moment (a barrier on two files); the second waits for the
+    first one's solve (store.solving) and reads it: one solve, and the same numbers."""
+    import json
+    import subprocess
+    import sys
+    env = {**os.environ, "FOUR21SIM_CACHE_DIR": str(tmp_path / "cache")}
+    a, b = tmp_path / "a", tmp_path / "b"
+    procs = [subprocess.Popen([sys.executable, "-c", _TOGETHER, str(x), str(y)], stdout=subprocess.PIPE, text=True,
+                              env=env) for x, y in ((a, b), (b, a))]
+    outs = [json.loads(p.communicate(timeout=300)[0].strip().splitlines()[-1]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert sorted(o["from_cache"] for o in outs) == [False, True]
+    assert outs[0]["p_pay"] == outs[1]["p_pay"]
+    assert list((tmp_path / "cache").glob("*.lock"))  # (the lock files stay: empty, harmless)

@@ -530,13 +530,19 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
     key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
                           max_iter=max_iter, stall=stall, certify=certify, tie=tie, format=FORMAT,
                           code=store.code_hash(_CODE))
-    hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry, tie))
-    if hit is not None:
-        sol = from_arrays(variant, hit)
-        if sol is not None and sol.tie == tie:
-            return sol
-    sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie)
-    store.store(key, *to_arrays(sol))
+    def stored() -> NSolution | None:
+        hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry, tie))
+        sol = None if hit is None else from_arrays(variant, hit)
+        return sol if sol is not None and sol.tie == tie else None
+
+    sol = stored()
+    if sol is not None:
+        return sol
+    with store.solving(key):  # another process solving it: wait, then read its solution
+        sol = stored()
+        if sol is None:
+            sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie)
+            store.store(key, *to_arrays(sol))
     return sol
 
 

@@ -14,6 +14,13 @@ replaced): a damaged or foreign cache costs time, never a wrong answer. A cache 
 cannot be written is skipped silently: it is an optimisation only. Entries are
 written atomically (:mod:`four21sim._util.atomic`). Deleting the folder is always safe.
 
+One solve for processes side by side: a solver that misses an entry takes the entry's lock
+(:func:`solving`, a ``.lock`` file beside it, an advisory ``flock``) and looks again before it
+solves, so a second process asking the same solution waits for the first one's and reads it
+instead of solving it too (two terminals asking for the 4-player game, the test suite's two
+workers). A lock is released when its process ends, however it ends; where ``flock`` does not
+exist (Windows) or the folder cannot be written, each process solves on its own, as before.
+
 A cache that cannot lie: the verification hook
 ----------------------------------------------
 A well-formed entry under the right key can still be wrong (edited, swapped columns,
@@ -38,14 +45,20 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from .._util.atomic import atomic_path
 
-__all__ = ["cache_dir", "code_hash", "entry_key", "load", "store", "CacheWarning", "MAX_ENTRY_BYTES"]
+try:
+    import fcntl
+except ImportError:  # (Windows: no advisory locks, each process solves on its own)
+    fcntl = None
+
+__all__ = ["cache_dir", "code_hash", "entry_key", "load", "store", "solving", "CacheWarning", "MAX_ENTRY_BYTES"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 MAX_ENTRY_BYTES = 1 << 30
@@ -161,3 +174,27 @@ def store(key: str, arrays: dict, meta: dict) -> None:
                          __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
     except OSError:
         pass
+
+
+@contextmanager
+def solving(key: str) -> Iterator[None]:
+    """Hold the lock of ``key``'s entry while solving it: another process in the same block for the
+    same key waits until this one leaves it (then :func:`load` finds the entry stored). Solves
+    nested in a solve (the games of fewer players) take their own keys' locks, always from more
+    players to fewer, so that two processes cannot wait for each other."""
+    path = _path(key)
+    fd = None
+    if path is not None and fcntl is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a folder that cannot be written: no lock, as without the cache
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # (closing releases the lock)
