@@ -469,6 +469,29 @@ def test_different_seeds_give_different_games(repro_base):
     assert same < 0.2
 
 
+
+@pytest.mark.parametrize("variant,players,policies", [
+    ("super421", 2, "greedy"), ("classic", 2, ["random", "greedy"]), ("super421-lebon", 3, "table-aware"),
+    ("montreal", 5, ["sec", "greedy", "chase421", "random", "table-aware"]),
+])
+def test_counting_the_results_only_plays_the_same_games_and_counts_them_alike(variant, players, policies):
+    """``counters="results"`` skips the other counters, not a game: every result counter equals
+    the full run's (the draws too: the same dice), and every other counter is refused by name."""
+    from four21sim.engine import layout as Y
+    kw = dict(variant=variant, players=players, policies=policies, games=30_000, seed=77, block=1000)
+    full, results = simulate(**kw), simulate(counters="results", **kw)
+    assert set(results.counters) == set(Y.RESULT_COUNTERS)
+    for k in Y.RESULT_COUNTERS:
+        np.testing.assert_array_equal(results.counters[k], full.counters[k], err_msg=f"counter {k!r}")
+    pd_testing = __import__("pandas").testing
+    pd_testing.assert_frame_equal(results.seats(), full.seats())
+    for k in set(Y.COUNTER_NAMES) - set(Y.RESULT_COUNTERS):
+        with pytest.raises(KeyError, match=f"{k}.*not counted.*counters='all'"):
+            results.counters[k]
+    with pytest.raises(KeyError, match="not counted"):
+        results.measures()
+
+
 # ============================================================ 6. bad input
 def _bad(kwargs):
     calls = []
@@ -491,7 +514,7 @@ def _names(msg, name, value):
     ("games", 0), ("games", -5), ("games", 2.5),
     ("seed", -1), ("seed", 2**64),
     ("threads", 0),
-    ("first_game", -1), ("block", 0), ("max_rounds", 0),
+    ("first_game", -1), ("block", 0), ("max_rounds", 0), ("counters", "some"), ("counters", 3),
 ])
 def test_bad_numbers_raise_valueerror(name, value):
     _names(_bad({name: value}), name, value)

@@ -346,11 +346,10 @@ def _bin(x, nbins):
 
 
 @njit(inline="always", **JIT)
-def tally_game(c, off, n, tokens, place, tokc, taken, rounds_c, rounds_d, gswing):
+def tally_game(c, off, n, tokens, tokc, taken, rounds_c, rounds_d, gswing):
     """Counters of one finished game (docs/engine.md "Results of a game"), but for its
-    winners and losers (:func:`tally_shares`)."""
+    places (:func:`finish_game`) and its winners and losers (:func:`tally_shares`)."""
     for s in range(n):
-        c[ix(off[Y.S_PLACE] + s * n + place[s])] += 1
         c[ix(off[Y.S_TOKENS_END_CHARGE] + s * (tokens + 1) + tokc[s])] += 1
         c[ix(off[Y.S_TAKEN] + _bin(taken[s], Y.TAKEN_BINS))] += 1
     rt = rounds_c + rounds_d
@@ -415,8 +414,9 @@ def flush_block(c, off, n, hist):
 
 # ------------------------------------------------------------- steps 9-11: a game
 @njit(**STEP)
-def play_game(n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, record, st):
-    """Rounds until the end (docs/engine.md steps 1-11), adding each round's counters.
+def play_game(n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, record, full, st):
+    """Rounds until the end (docs/engine.md steps 1-11), adding each round's counters (``full``:
+    the per-round ones too).
 
     Returns ``(runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st)``: rounds in
     the charge and in the décharge, tokens moved, the round-1 loser, the event hash.
@@ -444,8 +444,9 @@ def play_game(n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, re
         loser = order[jl]
         winner = order[jw]
         gswing += swing
-        tally_round(c, off, hands, jw, jl, count, swing, rescue)
-        tally_position(c, off, n, phase, m, jl, jw, hist)
+        if full:  # (a branch every round takes the same way: predicted, next to free)
+            tally_round(c, off, hands, jw, jl, count, swing, rescue)
+            tally_position(c, off, n, phase, m, jl, jw, hist)
         taken[loser] += swing
         if r1_loser < 0:
             r1_loser = loser
@@ -466,15 +467,18 @@ def play_game(n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, re
 
 
 @njit(**STEP)
-def finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser):
+def finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser, full):
     """The results of a finished game (docs/engine.md "Results of a game") into the
-    counters; returns ``(win_mask, lose_mask)``."""
+    counters (``full``: its lengths, swings and tokens too); returns ``(win_mask, lose_mask)``."""
     tok, out, place, tokc, taken = ws[W_TOK], ws[W_OUT], ws[W_PLACE], ws[W_TOKC], ws[W_TAKEN]
     for s in range(n):
         if out[s] == 0:
             place[s] = nout  # those still in come after all who went out
     win_mask, lose_mask = R.result_masks(n, out, tok, place, prm)
-    tally_game(c, off, n, prm[R.P_TOKENS], place, tokc, taken, rounds_c, rounds_d, gswing)
+    for s in range(n):
+        c[ix(off[Y.S_PLACE] + s * n + place[s])] += 1
+    if full:
+        tally_game(c, off, n, prm[R.P_TOKENS], tokc, taken, rounds_c, rounds_d, gswing)
     tally_shares(hist, n, win_mask, lose_mask, r1_loser)
     return win_mask, lose_mask
 
@@ -501,11 +505,12 @@ def record_game(rec, i, n, ws, finished, win_mask, lose_mask, rounds_c, rounds_d
 # step (inlined into each kernel's loop over blocks): the 2-player kernel's constant n
 # reaches the game's loops through LLVM.
 @njit(**STEP)
-def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, c, off,
-               rec):
+def play_games(seedmix, first_game, lo, hi, record, full, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, c,
+               off, rec):
     """Play games ``first_game + i`` for ``i`` in ``lo .. hi-1``, adding into the counter
     vector ``c`` (slots ``off``); with ``record``, game ``first_game + i`` also fills row
-    ``i`` of ``rec``. ``sp[s * N_PK + K_*]``: seat s's policy.
+    ``i`` of ``rec``; with ``full`` false only the results are counted
+    (:data:`four21sim.engine.layout.RESULT_COUNTERS`). ``sp[s * N_PK + K_*]``: seat s's policy.
 
     ``prm`` (the variant) and ``off`` (the counter offsets) are tuples: passed by value, the
     compiler can keep them in registers across stores into ``c`` (an array would have to
@@ -513,7 +518,7 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
     """
     for i in range(lo, hi):
         runaway, nout, rounds_c, rounds_d, gswing, r1_loser, hev, st = play_game(
-            n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, record,
+            n, prm, rank, value, sp, lead, foll, aux, ws, wb, c, off, hist, record, full,
             stream_start(seedmix, first_game + i))
         c[ix(off[Y.S_GAMES])] += 1
         c[ix(off[Y.S_DRAWS])] += st[2]
@@ -521,26 +526,29 @@ def play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lea
         if runaway:
             c[ix(off[Y.S_RUNAWAYS])] += 1
         else:
-            win_mask, lose_mask = finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser)
+            win_mask, lose_mask = finish_game(c, off, n, prm, ws, hist, nout, rounds_c, rounds_d, gswing, r1_loser,
+                                              full)
         if record:
             record_game(rec, i, n, ws, not runaway, win_mask, lose_mask, rounds_c, rounds_d, gswing, st[2], hev)
     flush_block(c, off, n, hist)
 
 
 @njit(inline="always", **JIT)
-def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
+def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record,
+               full):
     """Block b of :func:`run_blocks`: its scratch arrays, then its games."""
     ws = np.zeros((N_W, n), dtype=np.int64)
     wb = np.zeros((N_B, n), dtype=np.uint8)
     hist = np.zeros(hist_size(n), dtype=np.int64)
     lo = b * block
     hi = min(games, lo + block)
-    play_games(seedmix, first_game, lo, hi, record, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, cnt[b], off,
-               rec)
+    play_games(seedmix, first_game, lo, hi, record, full, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, cnt[b],
+               off, rec)
 
 
 @njit(**PARALLEL_JIT)
-def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
+def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record,
+               full):
     """Play ``games`` games from ``first_game`` in blocks of ``block`` games, one block per
     row of ``cnt`` (a call per block: passing the arrays per game would cost more than
     the game).
@@ -551,14 +559,15 @@ def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead,
     """
     for b in prange(cnt.shape[0]):
         play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
-                   record)
+                   record, full)
 
 
 @njit(**PARALLEL_JIT)
-def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record):
+def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record,
+                  full):
     """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant (10 to 19%
     faster), and only when a 2-player game is played. The constant is cast so that the steps
     keep the signatures :func:`run_blocks` compiled them with (see STEP); LLVM folds it."""
     for b in prange(cnt.shape[0]):
         play_block(seedmix, first_game, block, games, b, np.int64(2), prm, rank, value, sp, lead, foll, aux, cnt, off,
-                   rec, record)
+                   rec, record, full)

@@ -93,6 +93,13 @@ COUNTERS: tuple[Counter, ...] = (
 )
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 
+RESULT_COUNTERS: tuple[str, ...] = ("games", "runaways", "draws", "win", "lose", "place", "round1_loser", "win_pairs",
+                                    "lose_pairs")
+"""What a game's result decides (who won, who paid, the places): the counters a simulation with
+``counters="results"`` counts; the others (per round, lengths, swings, tokens) stay unread."""
+COUNTER_LEVELS: tuple[str, ...] = ("all", "results")
+"""The values of ``simulate(..., counters=)``."""
+
 
 def slot(name: str) -> int:
     """The position of counter ``name`` in :data:`COUNTERS` (its entry in the offsets)."""

@@ -137,7 +137,8 @@ def _bytes(parts: list) -> np.ndarray:
 def simulate(variant: Variant | str, players: int = 2, policies="sec", games: int = 100_000, seed: int = 0, *,
              records: bool = False, first_game: int = 0, threads: int | None = None,
              block: int = DEFAULT_BLOCK, max_rounds: int = 100_000,
-             progress: Callable[[int], None] | None = None, check_runaway: bool = True) -> "SimulationResult":
+             progress: Callable[[int], None] | None = None, check_runaway: bool = True,
+             counters: str = "all") -> "SimulationResult":
     """Play complete games of 421 and count what happens.
 
     Parameters
@@ -170,12 +171,19 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
         Called with the number of games finished after each batch of blocks.
     check_runaway : bool
         Raise RuntimeError if any game ran away (default True).
+    counters : {'all', 'results'}
+        What to count. ``'results'``: only what each game's result decides (who won, who paid,
+        the places: :data:`four21sim.engine.layout.RESULT_COUNTERS`), for callers that read
+        nothing else (``seats()``); about 15% faster at 2 players. The same games are played
+        either way, and the counters counted are the same. A view that needs a counter not
+        counted raises KeyError naming it.
 
     Returns
     -------
     SimulationResult
     """
-    plan = _plan(as_variant(variant), players, policies, games, seed, records, first_game, threads, block, max_rounds)
+    plan = _plan(as_variant(variant), players, policies, games, seed, records, first_game, threads, block, max_rounds,
+                 counters)
     totals, rec, elapsed = _run(plan, progress)
     result = SimulationResult(plan.variant, plan.players, [p.name for p in plan.policies], plan.games, plan.seed,
                               plan.first_game, totals,
@@ -202,10 +210,11 @@ class _Plan:
     threads: int | None
     kernel_args: tuple  # run_blocks' arguments after the games: n, prm, rank, value, sp, lead, foll, aux
     off: np.ndarray
+    full: bool = True  # every counter (counters="all"), else the results only
 
 
 def _plan(variant: Variant, players, policies, games, seed, records, first_game, threads, block,
-          max_rounds) -> _Plan:
+          max_rounds, counters="all") -> _Plan:
     """Check every argument (ValueError naming it) and build the kernels' inputs."""
     players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
     games = check_int("games", games, 1, 2**63 - 1)  # game indices are 64-bit: bounded here, not in first_game
@@ -217,6 +226,8 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
         raise ValueError(f"games: {games} games with records=True; allowed: at most {MAX_RECORD_GAMES}")
     if threads is not None:
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
+    if not isinstance(counters, str) or counters not in Y.COUNTER_LEVELS:
+        raise ValueError(f"counters: {counters!r} is not allowed; allowed: {', '.join(Y.COUNTER_LEVELS)}")
     pols = resolve_policies(variant, players, policies)
     pk, lead, foll, aux, seat_pol = pack_policies(pols)
     sp = np.ascontiguousarray(pk[seat_pol]).ravel()  # seat s's policy: sp[s * N_PK + K_*]
@@ -224,7 +235,7 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
     value = np.ascontiguousarray(dice.VALUE[variant.values_index])
     args = (players, variant_params(variant, max_rounds), rank, value, sp, lead, foll, aux)
     return _Plan(variant, players, pols, games, seed, first_game, block, records, threads, args,
-                 Y.offsets(players, variant.tokens))
+                 Y.offsets(players, variant.tokens), counters == "all")
 
 
 # Blocks per call of the kernel (at least; 4 per thread on a big machine): the counters are
@@ -257,10 +268,11 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
             blocks = cnt[:math.ceil(n_now / block)]
             blocks[:] = 0
             kernel(seedmix, plan.first_game + done, block, n_now, *plan.kernel_args, blocks, tuple(off.tolist()),
-                   rec[done:done + n_now] if plan.records else rec, plan.records)
+                   rec[done:done + n_now] if plan.records else rec, plan.records, plan.full)
             total += blocks.sum(axis=0)
-            b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
-            stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
+            if plan.full:
+                b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
+                stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
             done += n_now
             if progress is not None:
                 progress(n_now)
@@ -269,8 +281,19 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
         numba.set_parallel_chunksize(old_chunk)
     elapsed = time.perf_counter() - t0
     totals = {k: v[()] if v.ndim == 0 else v for k, v in Y.unpack(total, plan.players, plan.variant.tokens).items()}
+    if not plan.full:
+        return _Counted({k: totals[k] for k in Y.RESULT_COUNTERS}), rec, elapsed
     totals.update(stats)
     return totals, rec, elapsed
+
+
+class _Counted(dict):
+    """The counters of a simulation with ``counters="results"``: asking one it did not count
+    says so (a zero would be a wrong number)."""
+
+    def __missing__(self, key):
+        raise KeyError(f"{key!r} was not counted: this simulation counted the results only "
+                       f"(counters='results': {', '.join(self)}); simulate with counters='all' for it")
 
 
 @dataclass
