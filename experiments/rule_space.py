@@ -18,7 +18,12 @@ gap of any seat, and how does the change move them, under the play that matters?
   excludes 0; otherwise the report says *cannot tell*.
 
     python experiments/rule_space.py [--games N] [--exact-players 2,3] [--sim-players 4,6] [--solve-budget S]
-                                     [--out DIR] [--report-only]
+                                     [--out DIR] [--report-only] [--simulations-only]
+
+``--simulations-only`` plays the simulated rows again and keeps every exact row of the folder's
+table as that run made it (no solve: for a change of the engine's random stream, which the exact
+rows do not depend on, when re-solving the 4-player equilibria would take hours); the manifest and
+the report name the run the exact rows come from.
 
 Writes rule_space.parquet (one row per variant, table size and line-up), RULE_SPACE.md
 and figures/rule_space.png.
@@ -444,6 +449,11 @@ def report(df: pd.DataFrame, meta: dict) -> str:
     if meta.get("report_rewritten"):
         lines += [f"This report was written again from that run's table by commit {meta['report_rewritten']['commit']} "
                   "(`--report-only`: the same numbers, no solve and no game).", ""]
+    if meta.get("exact_kept"):
+        k = meta["exact_kept"]
+        lines += [f"The {k['rows']} exact rows are those of an earlier run (`{k['command']}`, commit {k['commit']}), "
+                  "kept as they were: this run (`--simulations-only`) played the simulations again, on the engine's "
+                  "current random stream, which the exact rows do not depend on. The solver was not run again.", ""]
     if meta.get("exact_reused"):
         r = meta["exact_reused"]
         since = ", ".join(r.get("commits") or [r["from_commit"]])
@@ -543,6 +553,21 @@ def _write_report(out: Path, df: pd.DataFrame, meta: dict) -> None:
     write_text_atomic(out / "RULE_SPACE.md", report(df, meta))
 
 
+def kept_exact(out: Path) -> tuple[list[dict], dict]:
+    """``--simulations-only``: the exact rows of the folder's table, as its run made them, and what that run was."""
+    pq, mf = out / "rule_space.parquet", out / "manifest.json"
+    if not (pq.is_file() and mf.is_file()):
+        raise SystemExit(f"rule_space: --simulations-only needs a finished run in {out} (rule_space.parquet and "
+                         "manifest.json); none there")
+    df, meta = pd.read_parquet(pq), json.loads(mf.read_text())
+    rows = df[df["method"] == "exact"].to_dict("records")
+    origin = meta.get("exact_kept") or {"command": meta["command"], "commit": meta["commit"],
+                                        "exact_players": meta["exact_players"], "skipped": meta.get("skipped", 0),
+                                        "solve_budget": meta["solve_budget"],
+                                        **({"exact_reused": meta["exact_reused"]} if meta.get("exact_reused") else {})}
+    return rows, {**origin, "rows": len(rows)}
+
+
 def _report_only(out: Path) -> int:
     """The report and figure again from a finished run's table and manifest (the wording of this code,
     the numbers of that run: the verdicts, which are wording, are derived again); the manifest records it."""
@@ -570,6 +595,8 @@ def main(argv=None) -> int:
                         "about 25 minutes; cached ones cost nothing)")
     p.add_argument("--out", default="results/rule_space", help="output directory")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--simulations-only", action="store_true",
+                   help="play the simulations again, keep the folder's exact rows as they are (no solve)")
     p.add_argument("--report-only", action="store_true",
                    help="write RULE_SPACE.md and the figure again from the folder's rule_space.parquet (no solve, "
                         "no game)")
@@ -582,15 +609,22 @@ def main(argv=None) -> int:
     commit = _commit()  # the code as it starts, not as it is when the run ends
     specs = variant_specs()
     exact_players = tuple(int(x) for x in args.exact_players.split(",") if x.strip())
-    reuse, reused = reusable_exact(out)
-    out.mkdir(parents=True, exist_ok=True)
-    exact, budget = exact_rows(specs, args.solve_budget, exact_players, reuse, out / PARTIAL)
+    kept = {}
+    if args.simulations_only:
+        exact, kept = kept_exact(out)
+        exact_players, budget, reused = tuple(kept["exact_players"]), {"skipped": kept["skipped"]}, None
+        args.solve_budget = kept["solve_budget"]
+    else:
+        reuse, reused = reusable_exact(out)
+        out.mkdir(parents=True, exist_ok=True)
+        exact, budget = exact_rows(specs, args.solve_budget, exact_players, reuse, out / PARTIAL)
     sim = simulated_rows(specs, sim_players, args.games)
     df = analyse(exact + sim)
     meta = dict(command="python experiments/rule_space.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])),
                 commit=commit, seconds=time.perf_counter() - t0, exact_players=list(exact_players),
                 sim_players=sim_players, games=args.games, solve_budget=args.solve_budget,
-                skipped=budget["skipped"], **(dict(exact_reused=reused) if reused else {}))
+                skipped=budget["skipped"], **(dict(exact_reused=reused) if reused else {}),
+                **(dict(exact_kept=kept) if kept else {}))
     with atomic_path(out / "rule_space.parquet") as tmp:
         df.to_parquet(tmp, index=False)
     write_text_atomic(out / "manifest.json", json.dumps(dict(meta, seed=SEED, version=__version__), indent=2) + "\n")
