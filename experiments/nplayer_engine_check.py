@@ -7,8 +7,9 @@ the policy tables with the engine)? And does it, playing ``optimal`` on every se
 equilibrium, from tables of the solver's contexts: docs/nplayer.md), reproduce the equilibrium's
 exact P(pay)? Fixed tables: everyone 'greedy' (Super 421 and le bon: Montreal and classic are
 exactly 1/4 there by the symmetry theorem), and a mixed line-up in every preset; the equilibrium:
-every preset at 4 players (classic's tables take some 7 minutes to build: 311 million contexts,
-681,707 distinct rows), and at 5 players (each solve 15 to 30 minutes, then the disk store).
+every preset at 4 players (classic's first solve takes about half an hour, then its tables some 7
+minutes to build: 311 million contexts, 681,707 distinct rows), and at 5 players (each solve 15 to
+30 minutes, then the disk store).
 
     python experiments/nplayer_engine_check.py [--games 10000000] [--presets super421,...] [--only optimal]
         [--players 5]
