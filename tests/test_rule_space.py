@@ -158,3 +158,29 @@ def test_a_run_keeps_the_equilibria_an_earlier_run_solved_with_the_same_solver_c
     (part / rs.PARTIAL).write_text("".join(json.dumps(dict(r, commit="x")) + "\n" for r in solved[:1]))
     reuse, origin = rs.reusable_exact(part)
     assert list(reuse) == [(solved[0]["variant"], 3, "optimal")] and origin["rows"] == 1 and origin["commits"] == ["x"]
+
+
+def test_simulations_only_keeps_every_exact_row_as_it_was_and_names_its_run(exact, tmp_path):
+    """``--simulations-only``: the folder's exact rows come back unchanged whatever the solver's
+    code now (another code here), the simulated ones are not kept, and the run they come from is
+    named (the manifest and the report say it); without a finished run there, a clear refusal."""
+    import json
+
+    import pandas as pd
+    df, _ = exact
+    rows = [dict(r, solver_code="0" * 64) for r in df.to_dict("records")]
+    sim = dict(rows[0], method="simulation", source="simulation")
+    out = tmp_path / "run"
+    out.mkdir()
+    pd.DataFrame(rows + [sim]).to_parquet(out / "rule_space.parquet", index=False)
+    (out / "manifest.json").write_text(json.dumps({"command": "python experiments/rule_space.py --x", "commit": "abc",
+                                                   "exact_players": [2, 3], "skipped": 0, "solve_budget": 600.0}))
+    kept, origin = rs.kept_exact(out)
+    assert len(kept) == len(rows) and all(r["method"] == "exact" for r in kept)
+    assert origin == {"command": "python experiments/rule_space.py --x", "commit": "abc", "exact_players": [2, 3],
+                      "skipped": 0, "solve_budget": 600.0, "rows": len(rows)}
+    again = rs.analyse(kept)
+    pd.testing.assert_series_equal(again["lead_drinks"], pd.DataFrame(rows)["lead_drinks"])
+    pd.testing.assert_series_equal(again["gap_drinks"], pd.DataFrame(rows)["gap_drinks"])
+    with pytest.raises(SystemExit, match="--simulations-only needs a finished run"):
+        rs.kept_exact(tmp_path / "empty")
