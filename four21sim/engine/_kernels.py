@@ -542,8 +542,8 @@ def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, le
     hist = np.zeros(hist_size(n), dtype=np.int64)
     lo = b * block
     hi = min(games, lo + block)
-    play_games(seedmix, first_game, lo, hi, record, full, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist, cnt[b],
-               off, rec)
+    play_games(seedmix, first_game, lo, hi, record, full, n, prm, rank, value, sp, lead, foll, aux, ws, wb, hist,
+               cnt[b], off, rec)
 
 
 @njit(**PARALLEL_JIT)

@@ -42,13 +42,15 @@ class Counter:
 
     ``rate``, for a count of finished games: the name of the measure
     ``SimulationResult.measures()`` reports for it (the count over the finished games, with
-    a Wilson interval); empty when the counter is reported otherwise.
+    a Wilson interval); empty when the counter is reported otherwise. ``result``: what a
+    game's result decides (who won, who paid, the places), counted with ``counters="results"`` too.
     """
 
     name: str
     dims: tuple
     meaning: str
     rate: str = ""
+    result: bool = False
 
     def shape(self, players: int, tokens: int) -> tuple[int, ...]:
         size = {PLAYERS: players, TOKENS_PLUS_ONE: tokens + 1}
@@ -56,9 +58,10 @@ class Counter:
 
 
 COUNTERS: tuple[Counter, ...] = (
-    Counter("games", (), "games played, runaways included"),
-    Counter("runaways", (), "games stopped at the round limit (counted in nothing else but draws and rounds_played)"),
-    Counter("draws", (), "draws made from the random stream"),
+    Counter("games", (), "games played, runaways included", result=True),
+    Counter("runaways", (), "games stopped at the round limit (counted in nothing else but draws and rounds_played)",
+            result=True),
+    Counter("draws", (), "draws made from the random stream", result=True),
     Counter("rounds_played", (), "rounds played, runaway games included: the denominator of per-round rates"),
     Counter("rescues", (), "rounds in which the nénette rescue applied"),
     Counter("decided_in_charge", (), "finished games with no round in the décharge", "p_decided_in_charge"),
@@ -68,9 +71,9 @@ COUNTERS: tuple[Counter, ...] = (
     Counter("sum_rounds_decharge", (), "rounds in the décharge of finished games"),
     Counter("sum_swing", (), "tokens moved over finished games"),
     Counter("sum_swing_sq", (), "squares of the tokens moved per finished game"),
-    Counter("win", (PLAYERS, SHARERS), "win[s, k]: games seat s won with k winners in all"),
-    Counter("lose", (PLAYERS, SHARERS), "lose[s, k]: games seat s lost with k losers in all"),
-    Counter("place", (PLAYERS, PLAYERS), "place[s, p]: games seat s ended with p players out before it"),
+    Counter("win", (PLAYERS, SHARERS), "win[s, k]: games seat s won with k winners in all", result=True),
+    Counter("lose", (PLAYERS, SHARERS), "lose[s, k]: games seat s lost with k losers in all", result=True),
+    Counter("place", (PLAYERS, PLAYERS), "place[s, p]: games seat s ended with p players out before it", result=True),
     Counter("rounds_charge", (ROUND_BINS,), "histogram of rounds in the charge (last bin: longer)"),
     Counter("rounds_decharge", (ROUND_BINS,), "histogram of rounds in the décharge (last bin: longer)"),
     Counter("rounds", (ROUND_BINS,), "histogram of rounds per game (last bin: longer)"),
@@ -84,17 +87,16 @@ COUNTERS: tuple[Counter, ...] = (
     Counter("position", (PHASES, PLAYERS, 3), "position[phase, j]: rounds with a player j places after the "
             "leader (0 = the leader), rounds that position lost, rounds it won"),
     Counter("round1_loser", (4,), "over finished games, the round-1 loser's win share and pay share (units of "
-            "1/SHARE_UNIT) and their squares"),
+            "1/SHARE_UNIT) and their squares", result=True),
     Counter("taken", (TAKEN_BINS,), "histogram of the tokens a player takes in a game as a round's loser, one "
             "entry per player and finished game (last bin: more)"),
     Counter("win_pairs", (PLAYERS, PLAYERS), "sums over finished games of u_s u_t, u = a seat's win share in "
-            "units of 1/SHARE_UNIT: the per-game covariance of win shares"),
-    Counter("lose_pairs", (PLAYERS, PLAYERS), "the same for pay (loss) shares"),
+            "units of 1/SHARE_UNIT: the per-game covariance of win shares", result=True),
+    Counter("lose_pairs", (PLAYERS, PLAYERS), "the same for pay (loss) shares", result=True),
 )
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 
-RESULT_COUNTERS: tuple[str, ...] = ("games", "runaways", "draws", "win", "lose", "place", "round1_loser", "win_pairs",
-                                    "lose_pairs")
+RESULT_COUNTERS: tuple[str, ...] = tuple(c.name for c in COUNTERS if c.result)
 """What a game's result decides (who won, who paid, the places): the counters a simulation with
 ``counters="results"`` counts; the others (per round, lengths, swings, tokens) stay unread."""
 COUNTER_LEVELS: tuple[str, ...] = ("all", "results")
