@@ -177,7 +177,7 @@ def drinks_figure(scores: pd.DataFrame) -> plt.Figure:
     ax.set_ylabel("drinks a game beyond its share")
     ax.set_title("What the first leader pays (negative: saves); filled: exact, open: simulated (95% CI)",
                  fontsize=9)
-    ax.legend(fontsize=8)
+    _legend_outside(ax, fontsize=8)  # "best" put it over le bon's 4-player point (results/lebon_vs_exact)
     return fig
 
 
