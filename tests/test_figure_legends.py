@@ -87,3 +87,28 @@ def test_no_legend_covers_a_line_or_a_point():
             for fig in figs.values():
                 plt.close(fig)
     assert checked >= 4
+
+
+def test_a_study_at_one_table_size_is_laid_out_without_a_warning():
+    """A study at one player count with labels as long as ``--set`` makes them ("super421
+    (tokens=4)"): the seat figure's single panel was too narrow for the legend beside it, and
+    matplotlib warned on the user's terminal that it could not lay the figure out."""
+    import warnings
+
+    res = four21sim.load(ROOT / "results" / "default")
+    tables = {}
+    for name in ("fairness", "measures", "distributions", "skill", "scores"):
+        t = res[name]
+        t = t[t["players"] == 3].copy()
+        t["variant"] = t["variant"] + " (tokens=4)"
+        tables[name] = t
+    figs = report_figures(tables)
+    try:
+        for fig in figs.values():
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                fig.canvas.draw()  # matplotlib's layout warning is an error here
+    finally:
+        for fig in figs.values():
+            plt.close(fig)
+    assert len(figs) >= 8

@@ -72,7 +72,9 @@ def seat_share_figure(measures: pd.DataFrame, lineup: str, measure: str = "win_s
     what = {"win_share": "win share", "lose_share": "P(pays)"}[measure]
     sub = measures[(measures["lineup"] == lineup) & (measures["measure"] == measure)]
     players = sorted(sub["players"].unique())
-    fig, axes = plt.subplots(1, len(players), figsize=(3.2 * len(players), 3.4), squeeze=False,
+    # at least 6.4 inches: one panel of 3.2 left no room for the legend beside it (matplotlib could
+    # not lay the figure out, and said so on the terminal)
+    fig, axes = plt.subplots(1, len(players), figsize=(max(3.2 * len(players), 6.4), 3.4), squeeze=False,
                              layout="constrained")
     for ax, n in zip(axes[0], players):
         d = sub[sub["players"] == n]
