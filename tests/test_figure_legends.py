@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -46,10 +47,8 @@ def test_no_legend_covers_a_bar():
     assert checked >= 2  # the first-player advantage and the skill figures at least
 
 
-def _line_points(line, renderer, per_segment: int = 25):
+def _line_points(line, per_segment: int = 25):
     """Display coordinates of a line's data points and of points along its segments."""
-    import numpy as np
-
     xy = line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
     xy = xy[np.isfinite(xy).all(axis=1)]
     if len(xy) < 2:
@@ -78,7 +77,7 @@ def test_no_legend_covers_a_line_or_a_point():
                         continue
                     box = legend.get_window_extent(renderer)
                     for line in ax.lines:
-                        pts = _line_points(line, renderer)
+                        pts = _line_points(line)
                         inside = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0)
                                   & (pts[:, 1] < box.y1))
                         assert not inside.any(), f"{study}, {title}: the legend covers {line.get_label()!r}"

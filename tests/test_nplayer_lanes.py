@@ -97,7 +97,7 @@ def test_states_side_by_side_give_the_numbers_of_one_context_at_a_time(preset, o
         batch = np.resize(states, NK._SW + 5 if n < 4 else 3)
         S = _utilities(rng, (len(batch), game.n, game.n, game.P, m), coarse)
         # one plain run for both of side's (without the distribution, the utilities are the same
-        # numbers: the witness is run once, a quarter of this test's time)
+        # numbers): one run of the witness fewer, about a seventh of this test's time
         u_b, d_b = plain.run(batch, S, m, want_dist=True)
         for want in (True, False):
             u_a, d_a = side.run(batch, S, m, want_dist=want)
