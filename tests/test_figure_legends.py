@@ -1,6 +1,8 @@
 """No legend hides a bar (issue 37: the report's first-player advantage figure had its legend
-over a bar). Every figure of the committed default study's report is drawn again from its own
-tables; the witness is matplotlib's layout: the legend's box against every bar's box."""
+over a bar), a line or a point (results/lebon_vs_exact's drinks figure had its legend over le
+bon's 4-player point), and a study at one table size is laid out without matplotlib's warning.
+The committed studies' figures are drawn again from their own tables; the witness is
+matplotlib's layout: the legend's box against every bar's box and every line's points."""
 
 from __future__ import annotations
 
