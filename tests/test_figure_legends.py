@@ -6,6 +6,7 @@ matplotlib's layout: the legend's box against every bar's box and every line's p
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
@@ -19,6 +20,23 @@ import four21sim  # noqa: E402
 from four21sim.study.figures import report_figures  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+TABLES = ("fairness", "measures", "distributions", "skill", "scores")  # what report_figures reads
+
+
+def _tables(study: str) -> dict:
+    res = four21sim.load(ROOT / "results" / study)
+    return {name: res[name] for name in TABLES}
+
+
+@contextmanager
+def _figures(tables: dict):
+    """The report's figures drawn from ``tables`` (by title), closed afterwards."""
+    figs = report_figures(tables)
+    try:
+        yield figs
+    finally:
+        for fig in figs.values():
+            plt.close(fig)
 
 
 def _overlaps(a, b) -> bool:
@@ -26,11 +44,8 @@ def _overlaps(a, b) -> bool:
 
 
 def test_no_legend_covers_a_bar():
-    res = four21sim.load(ROOT / "results" / "default")
-    tables = {name: res[name] for name in ("fairness", "measures", "distributions", "skill", "scores")}
-    figs = report_figures(tables)
     checked = 0
-    try:
+    with _figures(_tables("default")) as figs:
         for title, fig in figs.items():
             fig.canvas.draw()
             renderer = fig.canvas.get_renderer()
@@ -43,9 +58,6 @@ def test_no_legend_covers_a_bar():
                 hidden = [p for p in bars if _overlaps(box, p.get_window_extent(renderer))]
                 assert not hidden, f"{title}: the legend covers {len(hidden)} bar(s)"
                 checked += 1
-    finally:
-        for fig in figs.values():
-            plt.close(fig)
     assert checked >= 2  # the first-player advantage and the skill figures at least
 
 
@@ -66,10 +78,7 @@ def test_no_legend_covers_a_line_or_a_point():
     no plotted point, and no point along a line's segments, falls inside a legend's box."""
     checked = 0
     for study in ("default", "lebon_vs_exact"):
-        res = four21sim.load(ROOT / "results" / study)
-        figs = report_figures({name: res[name] for name in ("fairness", "measures", "distributions", "skill",
-                                                              "scores")})
-        try:
+        with _figures(_tables(study)) as figs:
             for title, fig in figs.items():
                 fig.canvas.draw()
                 renderer = fig.canvas.get_renderer()
@@ -84,9 +93,6 @@ def test_no_legend_covers_a_line_or_a_point():
                                   & (pts[:, 1] < box.y1))
                         assert not inside.any(), f"{study}, {title}: the legend covers {line.get_label()!r}"
                     checked += 1
-        finally:
-            for fig in figs.values():
-                plt.close(fig)
     assert checked >= 4
 
 
@@ -96,20 +102,14 @@ def test_a_study_at_one_table_size_is_laid_out_without_a_warning():
     matplotlib warned on the user's terminal that it could not lay the figure out."""
     import warnings
 
-    res = four21sim.load(ROOT / "results" / "default")
     tables = {}
-    for name in ("fairness", "measures", "distributions", "skill", "scores"):
-        t = res[name]
+    for name, t in _tables("default").items():
         t = t[t["players"] == 3].copy()
         t["variant"] = t["variant"] + " (tokens=4)"
         tables[name] = t
-    figs = report_figures(tables)
-    try:
+    with _figures(tables) as figs:
         for fig in figs.values():
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 fig.canvas.draw()  # matplotlib's layout warning is an error here
-    finally:
-        for fig in figs.values():
-            plt.close(fig)
     assert len(figs) >= 8
