@@ -6,7 +6,24 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["check_int", "check_float", "check_choice"]
+__all__ = ["check_int", "check_float", "check_choice", "shown"]
+
+SHOWN_CHARS = 60
+"""The longest bad value an error message repeats: a million-digit hand or a 50 MB line pasted
+by mistake gives one readable line, not the paste again."""
+
+
+def shown(value, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` for an error message: control characters escaped (``repr`` of a string
+    does that, so an ANSI escape in a file is shown, never obeyed), cut to ``limit`` characters
+    with the full length said."""
+    try:
+        text = repr(value)
+    except Exception:  # a value whose repr fails is still named by its type
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 1]}… ({len(text):,} characters)"
 
 
 def _allowed_range(lo, hi, what: str) -> str:
@@ -26,7 +43,7 @@ def check_int(name: str, value, lo: int | None = None, hi: int | None = None, al
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
             or (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ValueError(f"{name}: {value!r} is not allowed; allowed: "
+        raise ValueError(f"{name}: {shown(value)} is not allowed; allowed: "
                          f"{allowed or _allowed_range(lo, hi, 'an integer')}")
     return int(value)
 
@@ -45,12 +62,12 @@ def check_float(name: str, value, lo: float | None = None, hi: float | None = No
     if not ok:
         what = "a finite number" + (f" > {lo}" if lo_open and lo is not None else "")
         rng = _allowed_range(None if lo_open else lo, hi, what)
-        raise ValueError(f"{name}: {value!r} is not allowed; allowed: {rng}")
+        raise ValueError(f"{name}: {shown(value)} is not allowed; allowed: {rng}")
     return float(value)
 
 
 def check_choice(name: str, value, allowed) -> str:
     """``value`` if it is one of ``allowed``; ValueError listing them otherwise."""
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
+        raise ValueError(f"{name}: {shown(value)} is not allowed; allowed: {', '.join(allowed)}")
     return value
