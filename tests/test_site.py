@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from four21sim._util.checks import shown
 from four21sim.advice import site as site_mod
 from four21sim.cli import advise as advise_cli
 from four21sim.rules.variants import PRESETS, Variant
@@ -111,7 +112,7 @@ def _rows(page):
 def test_a_site_is_a_handful_of_files(built):
     out, info = built
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert info["files"] == len(files) == 4 + 2 * len(PRESETS), files  # the page, the manifest, 2 a variant
+    assert info["files"] == len(files) == 5 + 2 * len(PRESETS), files  # the page, manifest, marker, 2 a variant
     assert info["bytes"] == sum((out / f).stat().st_size for f in files)
     index = json.loads((out / "data" / "index.js").read_text().split('["index"] = ', 1)[1].rstrip(";\n"))
     assert set(index["variants"]) == set(PRESETS)
@@ -125,7 +126,7 @@ def test_the_default_site_fits_on_a_phone(tmp_path):
     info = site_mod.build_site(out)
     assert list(info["manifest"]["variants"]) == ["super421"]
     assert len(info["manifest"]["variants"]["super421"]["game"]["2"]["states"]) == 76
-    assert info["files"] == 6
+    assert info["files"] == 7
     assert info["bytes"] < 5_000_000, info["bytes"]
     assert info["bytes"] < 600_000, info["bytes"]  # today about 0.38 MB: a tenfold margin under the target
 
@@ -173,6 +174,78 @@ def test_the_command_refuses_a_folder_that_is_not_a_site(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(tmp_path / "s"), "--variants",
                            "nope"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "'nope'" in proc.stderr and not (tmp_path / "s").exists()
+
+
+def _site_cmd(out, capsys=None):
+    """``four21sim site --out OUT`` (Montreal, round answers only: fast): in a process, or in this one."""
+    argv = ["--out", str(out), "--no-game", "--quiet", "--variants", "montreal"]
+    if capsys is None:
+        return subprocess.run([sys.executable, "-m", "four21sim", "site", *argv], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+    from four21sim.cli.site import console
+    capsys.readouterr()
+    code = console(argv)
+    return subprocess.CompletedProcess(argv, code, *capsys.readouterr())
+
+
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _refused(proc, out, entry):
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    line, = proc.stderr.strip().splitlines()
+    assert line.startswith(f"site: error: --out: {shown(str(out))} is not allowed"), line  # a long path cut
+    assert entry in line and "allowed: " in line, line
+
+
+def test_site_out_never_deletes_a_folder_that_merely_looks_like_a_site(tmp_path):
+    # a JavaScript project's layout: its own data/index.js beside a README and its sources
+    out = tmp_path / "project"
+    (out / "data").mkdir(parents=True)
+    (out / "src").mkdir()
+    (out / "data" / "index.js").write_text("export const x = 1;\n")
+    (out / "README.md").write_text("my project\n")
+    (out / "src" / "app.js").write_text("console.log(1);\n")
+    before = _tree(out)
+    proc = _site_cmd(out)
+    assert _tree(out) == before, proc  # README.md and src/ still there, data/index.js unchanged
+    _refused(proc, out, "four21sim-site.json")
+    assert [p.name for p in tmp_path.iterdir()] == ["project"]  # nothing left beside it either
+
+
+def test_site_out_rebuilds_its_own_site_and_nothing_more(tmp_path, capsys):
+    out = tmp_path / "s"
+    assert _site_cmd(out, capsys).returncode == 0
+    marker = json.loads((out / site_mod.MARKER).read_text())
+    assert marker["format"] == site_mod.MARKER_FORMAT
+    on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert sorted(marker["files"]) == [f for f in on_disk if f != site_mod.MARKER]
+    (out / "app.js").write_text("stale")  # a site written before is replaced whole
+    proc = _site_cmd(out, capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "app.js").read_text() != "stale"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
+    # one file more, at the top or in the site's own folder: refused, the folder untouched
+    for extra in ("notes.txt", "data/montreal/mine.js"):
+        (out / extra).write_text("mine")
+        before = _tree(out)
+        _refused(_site_cmd(out, capsys), out, repr(extra))
+        assert _tree(out) == before
+        (out / extra).unlink()
+    # a folder, a link or a forged marker listing what is not the site's: refused as well
+    (out / "src").mkdir()
+    _refused(_site_cmd(out, capsys), out, "'src'")
+    (out / "src").rmdir()
+    (out / "link.js").symlink_to(out / "app.js")
+    _refused(_site_cmd(out, capsys), out, "'link.js'")
+    (out / "link.js").unlink()
+    (tmp_path / "outside.txt").write_text("mine")
+    for files in (["../outside.txt"], ["/etc/passwd"], "app.js", [1]):
+        forged = dict(marker, files=files)
+        (out / site_mod.MARKER).write_text(json.dumps(forged))
+        _refused(_site_cmd(out, capsys), out, site_mod.MARKER)
+    assert (tmp_path / "outside.txt").read_text() == "mine"
 
 
 def test_the_command_prints_one_progress_line_and_the_size(tmp_path):
