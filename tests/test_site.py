@@ -509,8 +509,37 @@ def test_keyboard_only(page, built):
     ("#variant=nope&hand=631", "variant: 'nope' is not allowed"),
     ("#variant=montreal&role=leader&hand=631&throws=2&phase=charge", "throws: '2' is not allowed; allowed: 0"),
     ("#variant=super421&role=leader&hand=631&state=4,3,4", "state: (4, 3, 4) is not a state of these tables"),
+    ("#variant=super421&role=leader&hand=631&phase=constructor", "phase: 'constructor' is not allowed; allowed: charge"),
+    # a state of the wrong length, in either form, or where the page has no game answer: said, never dropped
+    ("#variant=super421&role=leader&hand=631&state=0,3,8,1", "state: '0,3,8,1' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=0,3", "state: '0,3' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=pot=0,mine=3,theirs=8,t3=1",
+     "state: 'pot=0,mine=3,theirs=8,t3=1' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=pot=0,mine=3,theirs=8,pot=1",
+     "state: 'pot=0,mine=3,theirs=8,pot=1' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=0,3,8&players=3",
+     "state: '0,3,8' is not allowed at 3 players; allowed: no state (the round answer), or a state at 2 players"),
 ])
 def test_bad_situations_are_said_in_one_line(page, built, hash_, words):
     _open(page, built, hash_)
     page.wait_for_selector("#error:not([hidden])")
     assert words in page.text_content("#error")
+
+
+@pytest.mark.parametrize("name", ["__proto__", "constructor", "toString", "hasOwnProperty"])
+def test_a_variant_named_like_an_objects_own_key_is_an_unknown_variant(page, built, name):
+    # looked up among the manifest's own keys: not what every JavaScript object inherits
+    _open(page, built, f"#variant={name}&role=leader&hand=631")
+    page.wait_for_selector("#error:not([hidden])", timeout=20_000)
+    assert page.text_content("#error") == f"variant: '{name}' is not allowed; allowed: {', '.join(PRESETS)}"
+    assert page.errors == []
+    assert "Loading" not in page.text_content("#answer")
+
+
+def test_a_state_by_name_fills_the_form_in_its_own_order(page, built):
+    _open(page, built, "#variant=super421&role=leader&hand=631&throws=2&state=theirs=8,pot=0,mine=3")
+    page.wait_for_selector("#keeps")
+    assert [page.input_value(f"#{f}") for f in ("pot", "mine", "theirs")] == ["0", "3", "8"]
+    page.select_option("#throws", "1")  # an edit of the form keeps the state the address gave
+    page.wait_for_function("location.hash.includes('throws=1')")
+    assert "state=0,3,8" in page.evaluate("location.hash")
