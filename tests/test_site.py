@@ -37,7 +37,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 def _states(v: Variant):
     T = v.tokens
-    extra = [(0, 9, 12)] if v.tokens == 21 else [(0, 5, 6), (0, 3, 8)]
+    extra = [(0, 9, 12), (0, 10, 11)] if v.tokens == 21 else [(0, 5, 6), (0, 3, 8)]  # (0, 10, 11): docs/site.md
     return sorted({(T, 0, 0), (5, 3, T - 8), *extra})
 
 
@@ -509,7 +509,7 @@ def test_keyboard_only(page, built):
     ("#variant=nope&hand=631", "variant: 'nope' is not allowed"),
     ("#variant=montreal&role=leader&hand=631&throws=2&phase=charge", "throws: '2' is not allowed; allowed: 0"),
     ("#variant=super421&role=leader&hand=631&state=4,3,4", "state: (4, 3, 4) is not a state of these tables"),
-    ("#variant=super421&role=leader&hand=631&phase=constructor", "phase: 'constructor' is not allowed; allowed: charge"),
+    ("#variant=super421&role=leader&hand=631&phase=constructor", "phase: 'constructor' is not allowed; allowed: c"),
     # a state of the wrong length, in either form, or where the page has no game answer: said, never dropped
     ("#variant=super421&role=leader&hand=631&state=0,3,8,1", "state: '0,3,8,1' is not allowed; allowed: 3 whole"),
     ("#variant=super421&role=leader&hand=631&state=0,3", "state: '0,3' is not allowed; allowed: 3 whole"),
@@ -543,3 +543,67 @@ def test_a_state_by_name_fills_the_form_in_its_own_order(page, built):
     page.select_option("#throws", "1")  # an edit of the form keeps the state the address gave
     page.wait_for_function("location.hash.includes('throws=1')")
     assert "state=0,3,8" in page.evaluate("location.hash")
+
+
+def _phone(browser):
+    return browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                               has_touch=True)
+
+
+@pytest.mark.parametrize("hash_", ["#variant=super421&role=leader",
+                                   "#variant=super421&role=follower&beat=654&count=3&throws=1",
+                                   "#variant=super421&role=follower&beat=654&count=3&throws=1&state=0,3,8"])
+def test_the_answer_shows_without_scrolling_on_a_phone(browser, built, hash_):
+    ctx = _phone(browser)
+    pg = ctx.new_page()
+    try:
+        _open(pg, built, hash_)
+        pg.fill("#hand", "543")  # as a user types it; the answer is drawn at once
+        pg.wait_for_selector("#answer .best")
+        assert pg.evaluate("window.scrollY") == 0
+        box = pg.locator("#answer .best").bounding_box()  # the best keep, for the round and (tokens) the game
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    finally:
+        ctx.close()
+
+
+_PLACEHOLDER = """id => { const e = document.getElementById(id); const ph = getComputedStyle(e, '::placeholder');
+    const s = document.createElement('span');
+    s.textContent = e.placeholder;
+    s.style.cssText = 'position: absolute; white-space: pre; visibility: hidden';
+    s.style.font = ph.font;
+    s.style.letterSpacing = ph.letterSpacing;
+    document.body.append(s);
+    const need = s.getBoundingClientRect().width;
+    s.remove();
+    const cs = getComputedStyle(e);
+    return [need, e.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)]; }"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_the_hand_boxes_show_their_whole_placeholder(browser, built, width):
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    try:
+        _open(pg, built, "#variant=super421&role=follower")
+        for box in ("hand", "beat"):
+            assert pg.input_value(f"#{box}") == "" and pg.get_attribute(f"#{box}", "placeholder").startswith("e.g.")
+            need, have = pg.evaluate(_PLACEHOLDER, box)  # the placeholder's text, drawn in its own font and spacing
+            assert 0 < need <= have, (box, need, have)
+    finally:
+        ctx.close()
+
+
+def test_the_docs_addresses_open_on_the_sites_they_need(page, built):
+    doc = (ROOT / "docs" / "site.md").read_text()
+    block, after = doc.split("## The address", 1)[1].split("```text\n", 1)[1].split("```\n", 1)
+    addresses = block.split()
+    assert len(addresses) >= 3
+    note = after.split("\n\n", 1)[0]  # the paragraph under the examples
+    for address in addresses:
+        _open(page, built, address.split("index.html", 1)[1])
+        page.wait_for_selector("#keeps")
+        assert page.is_hidden("#error"), (address, page.text_content("#error"))
+        variant = re.search(r"variant=([\w-]+)", address).group(1)
+        if variant not in site_mod.DEFAULT_VARIANTS:  # not on the site the doc first builds: the doc says how
+            assert variant in note and "--variants" in note, (address, note)

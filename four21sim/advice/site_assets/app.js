@@ -542,6 +542,7 @@
     const complete = st.length && st.every((x) => x !== "");
     if (complete && /^\d+$/.test(st[0])) $("phase").value = Number(st[0]) > 0 ? "charge" : "decharge";
     $("phase").disabled = Boolean(complete);
+    $("phase-row").hidden = Boolean(complete); // the tokens say it (the help below them): room for the answer
     const L = v.limits[$("phase").value];
     const follower = $("role-follower").checked;
     document.querySelectorAll(".follower-only").forEach((e) => { e.hidden = !follower; });
@@ -551,9 +552,11 @@
     const left = Array.from({ length: c }, (_, i) => c - 1 - i);
     options($("throws"), left, left.map((m) => m + " (after throw " + (c - m) + ")"),
             throws !== undefined ? throws : undefined);
-    $("state-help").textContent = g ? "adding up to " + v.tokens + "; leave empty for the round answer only" : "";
+    $("state-help").textContent = !g ? "" : complete
+      ? ($("phase").value === "charge" ? "the charge: tokens in the pot" : "the décharge: the pot is empty")
+      : v.tokens + " in all; empty: round only";
     const withGame = Object.keys(v.game).join(", ");
-    $("players-help").textContent = g ? "the game answer with the tokens below"
+    $("players-help").textContent = g ? "tokens below: the game answer"
       : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
   }
 
