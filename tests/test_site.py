@@ -241,11 +241,12 @@ def test_site_out_rebuilds_its_own_site_and_nothing_more(tmp_path, capsys):
     _refused(_site_cmd(out, capsys), out, "'link.js'")
     (out / "link.js").unlink()
     (tmp_path / "outside.txt").write_text("mine")
-    for files in (["../outside.txt"], ["/etc/passwd"], "app.js", [1]):
+    (out / "README.md").write_text("mine")
+    for files in (["../outside.txt"], ["/etc/passwd"], "app.js", [1], [*marker["files"], "README.md"]):
         forged = dict(marker, files=files)
         (out / site_mod.MARKER).write_text(json.dumps(forged))
         _refused(_site_cmd(out, capsys), out, site_mod.MARKER)
-    assert (tmp_path / "outside.txt").read_text() == "mine"
+    assert (tmp_path / "outside.txt").read_text() == "mine" and (out / "README.md").read_text() == "mine"
 
 
 def test_the_command_prints_one_progress_line_and_the_size(tmp_path):

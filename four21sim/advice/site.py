@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -341,11 +342,21 @@ def _site_files(out: Path) -> list[str] | None:
     files = data.get("files") if isinstance(data, dict) and data.get("format") == MARKER_FORMAT else None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         return None
-    # only plain relative paths inside the folder: ``..``, absolute paths and the marker itself are never listed
-    if any(not f or f.startswith("/") or "\\" in f or any(x in ("", ".", "..") for x in f.split("/"))
-           or f == MARKER for f in files):
+    # only names a build writes: a forged marker cannot make a user's README.md (or ../x) the site's to delete
+    if not all(_site_file(f) for f in files):
         return None
     return files
+
+
+def _site_file(name: str) -> bool:
+    """Whether ``name`` is a file a build writes: the page, the manifest, a preset's data files."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        return name in ASSETS
+    if len(parts) == 2:
+        return name == "data/index.js"
+    return (len(parts) == 3 and parts[0] == "data" and parts[1] in PRESETS
+            and (parts[2] == "round.js" or re.fullmatch(r"g[0-9]{1,2}\.js", parts[2]) is not None))
 
 
 def _stranger(out: Path, files: list[str]) -> str | None:
@@ -430,7 +441,7 @@ def _swap(new: Path, out: Path, files: list[str]) -> None:
     if old is None:
         return
     for f in [*files, MARKER]:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # gone, or no longer a file: kept in the folder moved aside
             os.unlink(old / f)
     for d in sorted({str(Path(f).parent) for f in files} - {"."}, key=lambda d: -d.count("/")) + ["."]:
         with contextlib.suppress(OSError):  # not empty: something not the site's, kept
