@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from four21sim._util.checks import shown
 from four21sim.advice import site as site_mod
 from four21sim.cli import advise as advise_cli
 from four21sim.rules.variants import PRESETS, Variant
@@ -36,7 +37,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 def _states(v: Variant):
     T = v.tokens
-    extra = [(0, 9, 12)] if v.tokens == 21 else [(0, 5, 6), (0, 3, 8)]
+    extra = [(0, 9, 12), (0, 10, 11)] if v.tokens == 21 else [(0, 5, 6), (0, 3, 8)]  # (0, 10, 11): docs/site.md
     return sorted({(T, 0, 0), (5, 3, T - 8), *extra})
 
 
@@ -111,7 +112,7 @@ def _rows(page):
 def test_a_site_is_a_handful_of_files(built):
     out, info = built
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert info["files"] == len(files) == 4 + 2 * len(PRESETS), files  # the page, the manifest, 2 a variant
+    assert info["files"] == len(files) == 5 + 2 * len(PRESETS), files  # the page, manifest, marker, 2 a variant
     assert info["bytes"] == sum((out / f).stat().st_size for f in files)
     index = json.loads((out / "data" / "index.js").read_text().split('["index"] = ', 1)[1].rstrip(";\n"))
     assert set(index["variants"]) == set(PRESETS)
@@ -125,7 +126,7 @@ def test_the_default_site_fits_on_a_phone(tmp_path):
     info = site_mod.build_site(out)
     assert list(info["manifest"]["variants"]) == ["super421"]
     assert len(info["manifest"]["variants"]["super421"]["game"]["2"]["states"]) == 76
-    assert info["files"] == 6
+    assert info["files"] == 7
     assert info["bytes"] < 5_000_000, info["bytes"]
     assert info["bytes"] < 600_000, info["bytes"]  # today about 0.38 MB: a tenfold margin under the target
 
@@ -173,6 +174,79 @@ def test_the_command_refuses_a_folder_that_is_not_a_site(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(tmp_path / "s"), "--variants",
                            "nope"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "'nope'" in proc.stderr and not (tmp_path / "s").exists()
+
+
+def _site_cmd(out, capsys=None):
+    """``four21sim site --out OUT`` (Montreal, round answers only: fast): in a process, or in this one."""
+    argv = ["--out", str(out), "--no-game", "--quiet", "--variants", "montreal"]
+    if capsys is None:
+        return subprocess.run([sys.executable, "-m", "four21sim", "site", *argv], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+    from four21sim.cli.site import console
+    capsys.readouterr()
+    code = console(argv)
+    return subprocess.CompletedProcess(argv, code, *capsys.readouterr())
+
+
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _refused(proc, out, entry):
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    line, = proc.stderr.strip().splitlines()
+    assert line.startswith(f"site: error: --out: {shown(str(out))} is not allowed"), line  # a long path cut
+    assert entry in line and "allowed: " in line, line
+
+
+def test_site_out_never_deletes_a_folder_that_merely_looks_like_a_site(tmp_path):
+    # a JavaScript project's layout: its own data/index.js beside a README and its sources
+    out = tmp_path / "project"
+    (out / "data").mkdir(parents=True)
+    (out / "src").mkdir()
+    (out / "data" / "index.js").write_text("export const x = 1;\n")
+    (out / "README.md").write_text("my project\n")
+    (out / "src" / "app.js").write_text("console.log(1);\n")
+    before = _tree(out)
+    proc = _site_cmd(out)
+    assert _tree(out) == before, proc  # README.md and src/ still there, data/index.js unchanged
+    _refused(proc, out, "four21sim-site.json")
+    assert [p.name for p in tmp_path.iterdir()] == ["project"]  # nothing left beside it either
+
+
+def test_site_out_rebuilds_its_own_site_and_nothing_more(tmp_path, capsys):
+    out = tmp_path / "s"
+    assert _site_cmd(out, capsys).returncode == 0
+    marker = json.loads((out / site_mod.MARKER).read_text())
+    assert marker["format"] == site_mod.MARKER_FORMAT
+    on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert sorted(marker["files"]) == [f for f in on_disk if f != site_mod.MARKER]
+    (out / "app.js").write_text("stale")  # a site written before is replaced whole
+    proc = _site_cmd(out, capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "app.js").read_text() != "stale"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
+    # one file more, at the top or in the site's own folder: refused, the folder untouched
+    for extra in ("notes.txt", "data/montreal/mine.js"):
+        (out / extra).write_text("mine")
+        before = _tree(out)
+        _refused(_site_cmd(out, capsys), out, repr(extra))
+        assert _tree(out) == before
+        (out / extra).unlink()
+    # a folder, a link or a forged marker listing what is not the site's: refused as well
+    (out / "src").mkdir()
+    _refused(_site_cmd(out, capsys), out, "'src'")
+    (out / "src").rmdir()
+    (out / "link.js").symlink_to(out / "app.js")
+    _refused(_site_cmd(out, capsys), out, "'link.js'")
+    (out / "link.js").unlink()
+    (tmp_path / "outside.txt").write_text("mine")
+    (out / "README.md").write_text("mine")
+    for files in (["../outside.txt"], ["/etc/passwd"], "app.js", [1], [*marker["files"], "README.md"]):
+        forged = dict(marker, files=files)
+        (out / site_mod.MARKER).write_text(json.dumps(forged))
+        _refused(_site_cmd(out, capsys), out, site_mod.MARKER)
+    assert (tmp_path / "outside.txt").read_text() == "mine" and (out / "README.md").read_text() == "mine"
 
 
 def test_the_command_prints_one_progress_line_and_the_size(tmp_path):
@@ -436,8 +510,101 @@ def test_keyboard_only(page, built):
     ("#variant=nope&hand=631", "variant: 'nope' is not allowed"),
     ("#variant=montreal&role=leader&hand=631&throws=2&phase=charge", "throws: '2' is not allowed; allowed: 0"),
     ("#variant=super421&role=leader&hand=631&state=4,3,4", "state: (4, 3, 4) is not a state of these tables"),
+    ("#variant=super421&role=leader&hand=631&phase=constructor", "phase: 'constructor' is not allowed; allowed: c"),
+    # a state of the wrong length, in either form, or where the page has no game answer: said, never dropped
+    ("#variant=super421&role=leader&hand=631&state=0,3,8,1", "state: '0,3,8,1' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=0,3", "state: '0,3' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=pot=0,mine=3,theirs=8,t3=1",
+     "state: 'pot=0,mine=3,theirs=8,t3=1' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=pot=0,mine=3,theirs=8,pot=1",
+     "state: 'pot=0,mine=3,theirs=8,pot=1' is not allowed; allowed: 3 whole"),
+    ("#variant=super421&role=leader&hand=631&state=0,3,8&players=3",
+     "state: '0,3,8' is not allowed at 3 players; allowed: no state (the round answer), or a state at 2 players"),
 ])
 def test_bad_situations_are_said_in_one_line(page, built, hash_, words):
     _open(page, built, hash_)
     page.wait_for_selector("#error:not([hidden])")
     assert words in page.text_content("#error")
+
+
+@pytest.mark.parametrize("name", ["__proto__", "constructor", "toString", "hasOwnProperty"])
+def test_a_variant_named_like_an_objects_own_key_is_an_unknown_variant(page, built, name):
+    # looked up among the manifest's own keys: not what every JavaScript object inherits
+    _open(page, built, f"#variant={name}&role=leader&hand=631")
+    page.wait_for_selector("#error:not([hidden])", timeout=20_000)
+    assert page.text_content("#error") == f"variant: '{name}' is not allowed; allowed: {', '.join(PRESETS)}"
+    assert page.errors == []
+    assert "Loading" not in page.text_content("#answer")
+
+
+def test_a_state_by_name_fills_the_form_in_its_own_order(page, built):
+    _open(page, built, "#variant=super421&role=leader&hand=631&throws=2&state=theirs=8,pot=0,mine=3")
+    page.wait_for_selector("#keeps")
+    assert [page.input_value(f"#{f}") for f in ("pot", "mine", "theirs")] == ["0", "3", "8"]
+    page.select_option("#throws", "1")  # an edit of the form keeps the state the address gave
+    page.wait_for_function("location.hash.includes('throws=1')")
+    assert "state=0,3,8" in page.evaluate("location.hash")
+
+
+def _phone(browser):
+    return browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                               has_touch=True)
+
+
+@pytest.mark.parametrize("hash_", ["#variant=super421&role=leader",
+                                   "#variant=super421&role=follower&beat=654&count=3&throws=1",
+                                   "#variant=super421&role=follower&beat=654&count=3&throws=1&state=0,3,8"])
+def test_the_answer_shows_without_scrolling_on_a_phone(browser, built, hash_):
+    ctx = _phone(browser)
+    pg = ctx.new_page()
+    try:
+        _open(pg, built, hash_)
+        pg.fill("#hand", "543")  # as a user types it; the answer is drawn at once
+        pg.wait_for_selector("#answer .best")
+        assert pg.evaluate("window.scrollY") == 0
+        box = pg.locator("#answer .best").bounding_box()  # the best keep, for the round and (tokens) the game
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    finally:
+        ctx.close()
+
+
+_PLACEHOLDER = """id => { const e = document.getElementById(id); const ph = getComputedStyle(e, '::placeholder');
+    const s = document.createElement('span');
+    s.textContent = e.placeholder;
+    s.style.cssText = 'position: absolute; white-space: pre; visibility: hidden';
+    s.style.font = ph.font;
+    s.style.letterSpacing = ph.letterSpacing;
+    document.body.append(s);
+    const need = s.getBoundingClientRect().width;
+    s.remove();
+    const cs = getComputedStyle(e);
+    return [need, e.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)]; }"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_the_hand_boxes_show_their_whole_placeholder(browser, built, width):
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    try:
+        _open(pg, built, "#variant=super421&role=follower")
+        for box in ("hand", "beat"):
+            assert pg.input_value(f"#{box}") == "" and pg.get_attribute(f"#{box}", "placeholder").startswith("e.g.")
+            need, have = pg.evaluate(_PLACEHOLDER, box)  # the placeholder's text, drawn in its own font and spacing
+            assert 0 < need <= have, (box, need, have)
+    finally:
+        ctx.close()
+
+
+def test_the_docs_addresses_open_on_the_sites_they_need(page, built):
+    doc = (ROOT / "docs" / "site.md").read_text()
+    block, after = doc.split("## The address", 1)[1].split("```text\n", 1)[1].split("```\n", 1)
+    addresses = block.split()
+    assert len(addresses) >= 3
+    note = after.split("\n\n", 1)[0]  # the paragraph under the examples
+    for address in addresses:
+        _open(page, built, address.split("index.html", 1)[1])
+        page.wait_for_selector("#keeps")
+        assert page.is_hidden("#error"), (address, page.text_content("#error"))
+        variant = re.search(r"variant=([\w-]+)", address).group(1)
+        if variant not in site_mod.DEFAULT_VARIANTS:  # not on the site the doc first builds: the doc says how
+            assert variant in note and "--variants" in note, (address, note)

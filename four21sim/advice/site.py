@@ -21,7 +21,11 @@ the 2-player game answer of a round from the solver's values of the round's outc
     (``round_value``: same operations in the same order, in double precision) and ranks
     the keeps as :func:`four21sim.advice.advisor.keep_order` does.
 
-Each file is a script that stores one object in ``window.F421DATA[key]``: a page opened
+``four21sim-site.json``
+    the marker (:data:`MARKER`): the format and every file the build wrote. Only a folder holding it and
+    nothing else than those files is replaced by a later build; a folder that merely looks like a site is not.
+
+Each data file is a script that stores one object in ``window.F421DATA[key]``: a page opened
 from the file system may load scripts but not read JSON. The page loads the manifest
 first, then the one or two files a situation needs. Adding a player count is adding a
 ``g<n>.js`` file and its entry in the manifest (docs/site.md).
@@ -29,8 +33,12 @@ first, then the one or two files a situation needs. Adding a player count is add
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -40,6 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
+from .._util.atomic import UnsafePath, kind_of, read_bounded
+from .._util.checks import shown
 from ..exact import odds
 from ..rules import dice
 from ..rules.variants import PRESETS, Variant, as_variant
@@ -48,11 +58,15 @@ from .advisor import keep_order
 from .explain import NEAR_TIE, outcome_values, round_table
 
 __all__ = ["ASSETS", "GAME_SCALE", "build_site", "manifest", "round_lead", "round_beat", "game_lead", "game_beat",
-           "game_states", "data_key", "outcome_code", "state_values", "player_range", "DEFAULT_VARIANTS"]
+           "game_states", "data_key", "outcome_code", "state_values", "player_range", "DEFAULT_VARIANTS", "MARKER",
+           "MARKER_FORMAT"]
 
 ASSETS = ("index.html", "site.css", "app.js")
 GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths (the tests' reference tables)
 DEFAULT_VARIANTS = ("super421",)  # small enough to send to a phone; --variants all for every preset
+MARKER = "four21sim-site.json"  # written last by a build: the site's format and its files
+MARKER_FORMAT = "four21sim-site/1"
+_MARKER_BYTES = 1_000_000
 _CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
 
@@ -226,10 +240,19 @@ def manifest(variants: dict[str, Variant], games: dict[str, dict]) -> dict:
 
 
 class _Writer:
-    """Writes ``data/<key>.js`` files under a folder, counting files and bytes."""
+    """Writes ``data/<key>.js`` files under a folder, counting files and bytes, and the site's marker."""
 
     def __init__(self, root: Path):
         self.root, self.files, self.bytes = root, 0, 0
+
+    def mark(self) -> None:
+        """Write the marker: the site's format and every file under the folder (the marker aside)."""
+        files = sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file())
+        text = json.dumps({"format": MARKER_FORMAT, "generator": f"four21sim {__version__}", "files": files},
+                          indent=1) + "\n"
+        (self.root / MARKER).write_text(text, encoding="utf-8")
+        self.files += 1
+        self.bytes += len(text.encode())
 
     def put(self, key: str, obj) -> None:
         path = self.root / "data" / f"{key}.js"
@@ -250,6 +273,8 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
     ----------
     out : path
         The folder to write: open ``out/index.html`` from the file system or put the folder on any static host.
+        It must be new, empty, or hold a site written before (its :data:`MARKER`) and nothing but the files
+        that marker lists; anything else raises ValueError and the folder is left as it was.
     variants : list of str, optional
         Preset names (default: :data:`DEFAULT_VARIANTS`, Super 421 alone).
     game : bool
@@ -299,20 +324,79 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
             (tmp / asset).write_bytes(data)
             w.files += 1
             w.bytes += len(data)
-        _swap(tmp, out)
+        w.mark()
+        _swap(tmp, out, _check_out(out))  # checked again: the folder may have changed during the build
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return {"files": w.files, "bytes": w.bytes, "manifest": index}
 
 
-def _check_out(out: Path) -> None:
-    """``--out`` must be a new or empty folder, or a site written before, in a folder that exists."""
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "data" / "index.js").is_file())):
-        raise ValueError(f"--out: {str(out)!r} holds something else than a site; "
-                         "allowed: a new or empty folder, or a site written before")
+def _site_files(out: Path) -> list[str] | None:
+    """The files the marker of the folder ``out`` lists (paths under ``out``, ``/``-separated), or None if it
+    has no marker that the site wrote: a file is data, so the marker is checked before it is believed."""
+    try:
+        data = json.loads(read_bounded(out / MARKER, _MARKER_BYTES, follow=False).decode("utf-8"))
+    except (OSError, UnsafePath, UnicodeDecodeError, ValueError):
+        return None
+    files = data.get("files") if isinstance(data, dict) and data.get("format") == MARKER_FORMAT else None
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        return None
+    # only names a build writes: a forged marker cannot make a user's README.md (or ../x) the site's to delete
+    if not all(_site_file(f) for f in files):
+        return None
+    return files
+
+
+def _site_file(name: str) -> bool:
+    """Whether ``name`` is a file a build writes: the page, the manifest, a preset's data files."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        return name in ASSETS
+    if len(parts) == 2:
+        return name == "data/index.js"
+    return (len(parts) == 3 and parts[0] == "data" and parts[1] in PRESETS
+            and (parts[2] == "round.js" or re.fullmatch(r"g[0-9]{1,2}\.js", parts[2]) is not None))
+
+
+def _stranger(out: Path, files: list[str]) -> str | None:
+    """The first entry under ``out`` that the marker's ``files`` do not account for (a file not listed,
+    a folder holding no listed file, a link or a special file), or None."""
+    listed = set(files) | {MARKER}
+    folders = {"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}
+    for top, dirs, names in os.walk(out):  # links are not followed: a link is an entry like any other
+        rel = Path(top).relative_to(out).as_posix()
+        for name in sorted(dirs) + sorted(names):
+            path = name if rel == "." else f"{rel}/{name}"
+            mode = os.lstat(os.path.join(top, name)).st_mode
+            if not ((stat.S_ISDIR(mode) and path in folders) or (stat.S_ISREG(mode) and path in listed)):
+                return path
+    return None
+
+
+def _check_out(out: Path) -> list[str]:
+    """``--out`` must be a new or empty folder, or a folder holding a site written before and nothing else,
+    in a folder that exists. Returns the files of the site to replace (none for a new or empty folder)."""
+    allowed = (f"allowed: a new or empty folder, or a site written before ({MARKER} lists its files) "
+               "holding nothing else")
+    if os.path.lexists(out):
+        mode = os.lstat(out).st_mode
+        if not stat.S_ISDIR(mode):
+            raise ValueError(f"--out: {shown(str(out))} is not allowed (it is {kind_of(mode)}); {allowed}")
+        if not any(out.iterdir()):
+            return []
+        files = _site_files(out)
+        if files is None:
+            raise ValueError(f"--out: {shown(str(out))} is not allowed (it holds no {MARKER} of a site, so it "
+                             f"is not a site this command wrote); {allowed}")
+        extra = _stranger(out, files)
+        if extra is not None:
+            raise ValueError(f"--out: {shown(str(out))} is not allowed (it holds {shown(extra)}, which is not "
+                             f"a file of the site); {allowed}")
+        return files
     if not out.parent.is_dir():
-        raise ValueError(f"--out: the folder {str(out.parent)!r} does not exist")
+        raise ValueError(f"--out: the folder {shown(str(out.parent))} does not exist")
+    return []
 
 
 def _write_rounds(w: "_Writer", name: str, v: Variant, step: Callable[[str], None]) -> None:
@@ -343,13 +427,22 @@ def _write_game(w: "_Writer", name: str, v: Variant, picked: list, step: Callabl
                   "solver": "four21sim.exact.two_player (exact, both players optimal)"}}
 
 
-def _swap(new: Path, out: Path) -> None:
-    """Put the folder ``new`` in the place of ``out`` (which may hold an older site)."""
+def _swap(new: Path, out: Path, files: list[str]) -> None:
+    """Put the folder ``new`` in the place of ``out``, which holds nothing or the site whose files are ``files``.
+
+    The old site is moved aside whole, then only its own files are removed (and its folders once empty):
+    whatever someone put there since it was checked stays, in the folder moved aside."""
     old = None
-    if out.exists():
+    if os.path.lexists(out):
         old = out.with_name(f".{out.name}.old-{new.name.rsplit('.', 1)[-1]}")
         out.rename(old)
     new.rename(out)
     out.chmod(0o755)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    if old is None:
+        return
+    for f in [*files, MARKER]:
+        with contextlib.suppress(OSError):  # gone, or no longer a file: kept in the folder moved aside
+            os.unlink(old / f)
+    for d in sorted({str(Path(f).parent) for f in files} - {"."}, key=lambda d: -d.count("/")) + ["."]:
+        with contextlib.suppress(OSError):  # not empty: something not the site's, kept
+            (old / d).rmdir()

@@ -17,7 +17,7 @@ from ._common import add_version, run
 PROG = "four21sim site"
 
 _EPILOG = """examples:
-  four21sim site --out table-site                 # Super 421 with the 2-player game answer: about 0.4 MB, 6 files
+  four21sim site --out table-site                 # Super 421 with the 2-player game answer: about 0.4 MB, 7 files
   four21sim site --out table-site --variants all  # every preset
   four21sim site --out small --variants super421,classic --no-game
 
@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "JavaScript) and the exact tables it reads.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", metavar="DIR", required=True,
-                   help="the folder to write (new, empty, or a site written before, which is replaced whole)")
+                   help="the folder to write: new, empty, or a site written before (replaced whole; "
+                        "it must hold nothing but the files its four21sim-site.json lists)")
     p.add_argument("--variants", metavar="LIST", default=",".join(DEFAULT_VARIANTS),
                    help=f"comma-separated presets among {','.join(PRESETS)}, or 'all' "
                         f"(default: {','.join(DEFAULT_VARIANTS)})")

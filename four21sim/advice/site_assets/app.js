@@ -15,8 +15,10 @@
     $("loading").textContent = "The tables (data/index.js) are missing: write the site with four21sim site --out DIR.";
     return;
   }
-  const HAND_INDEX = {};
-  M.hands.forEach((name, i) => { HAND_INDEX[name] = i; });
+  // a value from the address is looked up among the object's own keys only: "__proto__", "constructor" or
+  // "toString" must be unknown names, not what every object inherits
+  const own = (obj, key) => (Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined);
+  const HAND_INDEX = new Map(M.hands.map((name, i) => [name, i]));
   const KEEPS = M.keeps.map((row) => {
     const o = {};
     row.forEach(([k, label, stop]) => { o[k] = { label, stop }; });
@@ -211,7 +213,7 @@
     if (!/^[1-6]{3}$/.test(digits)) {
       fail(name + ": '" + text + "' is not allowed; allowed: three dice 1 to 6, such as 631");
     }
-    const i = HAND_INDEX[digits.split("").sort().reverse().join("")];
+    const i = HAND_INDEX.get(digits.split("").sort().reverse().join(""));
     if (i === undefined) fail(name + ": '" + text + "' is not a hand of the tables");
     return i;
   }
@@ -222,32 +224,49 @@
     }
     return n;
   }
-  function gameOf(v, players) { return v.game[String(players)] || null; }
+  function gameOf(v, players) { return own(v.game, String(players)) || null; }
 
-  function readState(raw, g) {
-    if (!raw || !g) return null;
-    const vals = raw.includes("=") || raw.includes(":")
-      ? g.fields.map((f) => { const m = raw.match(new RegExp("(?:^|,)" + f + "[=:](\\d+)")); return m ? m[1] : ""; })
-      : raw.split(",");
-    if (vals.length !== g.fields.length || vals.some((x) => !/^\d+$/.test(x))) {
-      fail("state: '" + raw + "' is not allowed; allowed: " + g.fields.length + " whole numbers " +
-           g.fields.map((f) => f.toUpperCase()).join(","));
+  // POT,MINE,THEIRS or pot=P,mine=M,theirs=T (":" for "="): every field once, nothing more, or it is said
+  function readState(raw, v, players, g) {
+    if (!raw) return null;
+    if (!g) { // a state the page has no game answer for is said, not dropped
+      const withGame = Object.keys(v.game);
+      fail("state: '" + raw + "' is not allowed at " + players + " players; allowed: no state (the round answer)" +
+           (withGame.length ? ", or a state at " + withGame.join(" or ") + " players" : ""));
+    }
+    const forms = g.fields.length + " whole numbers " + g.fields.map((f) => f.toUpperCase()).join(",") + " or " +
+      g.fields.map((f) => f + "=" + f.charAt(0).toUpperCase()).join(",");
+    const parts = raw.split(",");
+    let vals;
+    if (raw.includes("=") || raw.includes(":")) {
+      const got = new Map();
+      parts.forEach((part) => {
+        const m = part.match(/^(\w+)[=:](\d+)$/);
+        if (m && g.fields.includes(m[1]) && !got.has(m[1])) got.set(m[1], m[2]);
+        else got.set(null, part);
+      });
+      vals = got.has(null) ? [] : g.fields.map((f) => got.get(f));
+    } else {
+      vals = parts;
+    }
+    if (vals.length !== g.fields.length || vals.some((x) => x === undefined || !/^\d+$/.test(x))) {
+      fail("state: '" + raw + "' is not allowed; allowed: " + forms);
     }
     return vals.map(Number);
   }
 
   // s: strings from the address or the form -> a checked situation
   function situation(p) {
-    const v = M.variants[p.variant || Object.keys(M.variants)[0]];
+    const v = own(M.variants, p.variant || Object.keys(M.variants)[0]);
     if (!v) fail("variant: '" + p.variant + "' is not allowed; allowed: " + Object.keys(M.variants).join(", "));
     const role = p.role || (p.beat ? "follower" : "leader");
     if (role !== "leader" && role !== "follower") fail("role: '" + role + "' is not allowed; allowed: leader, follower");
     const players = intIn("players", p.players || "2", PLAYERS.min, PLAYERS.max);
     const g = gameOf(v, players);
-    const state = readState(p.state, g);
+    const state = readState(p.state, v, players, g);
     let phase = p.phase || "charge";
     if (state) phase = state[0] > 0 ? "charge" : "decharge";
-    if (!(phase in v.limits)) fail("phase: '" + phase + "' is not allowed; allowed: charge, decharge");
+    if (own(v.limits, phase) === undefined) fail("phase: '" + phase + "' is not allowed; allowed: charge, decharge");
     const L = v.limits[phase];
     const s = { v, role, players, g, state, phase, L };
     s.hand = p.hand ? parseHand(p.hand, "hand") : null;
@@ -474,7 +493,8 @@
 
   // ------------------------------------------------------------------ the form and the address
   const form = $("situation");
-  const params = () => Object.fromEntries(new URLSearchParams(location.hash.replace(/^#/, "")));
+  const params = () => Object.assign(Object.create(null),
+    Object.fromEntries(new URLSearchParams(location.hash.replace(/^#/, ""))));
 
   function options(select, values, labels, keep, fallback) {
     const old = keep !== undefined ? String(keep) : select.value;
@@ -494,7 +514,7 @@
   }
 
   function fillForm(p) {
-    const v = M.variants[p.variant] || M.variants[Object.keys(M.variants)[0]];
+    const v = own(M.variants, p.variant) || M.variants[Object.keys(M.variants)[0]];
     $("variant").value = v.name;
     const role = p.role || (p.beat ? "follower" : "leader");
     (role === "follower" ? $("role-follower") : $("role-leader")).checked = true;
@@ -503,8 +523,13 @@
     $("players").value = p.players || "2";
     const g = gameOf(v, Number($("players").value));
     stateFields(g);
-    const st = (p.state || "").split(",");
-    if (g) g.fields.forEach((f, i) => { $(f).value = p.state ? (st[i] !== undefined ? st[i].replace(/^\D+/, "") : "") : ""; });
+    let st;
+    try {  // the fields in the form's order, whatever the address's (a bad state is said by render)
+      st = (readState(p.state, v, Number($("players").value), g) || []).map(String);
+    } catch (e) {
+      st = (p.state || "").split(",").map((x) => x.replace(/^\D+/, ""));
+    }
+    if (g) g.fields.forEach((f, i) => { $(f).value = st[i] !== undefined ? st[i] : ""; });
     $("phase").value = p.phase || "charge";
     syncChoices(p.count, p.throws);
   }
@@ -517,6 +542,7 @@
     const complete = st.length && st.every((x) => x !== "");
     if (complete && /^\d+$/.test(st[0])) $("phase").value = Number(st[0]) > 0 ? "charge" : "decharge";
     $("phase").disabled = Boolean(complete);
+    $("phase-row").hidden = Boolean(complete); // the tokens say it (the help below them): room for the answer
     const L = v.limits[$("phase").value];
     const follower = $("role-follower").checked;
     document.querySelectorAll(".follower-only").forEach((e) => { e.hidden = !follower; });
@@ -526,9 +552,11 @@
     const left = Array.from({ length: c }, (_, i) => c - 1 - i);
     options($("throws"), left, left.map((m) => m + " (after throw " + (c - m) + ")"),
             throws !== undefined ? throws : undefined);
-    $("state-help").textContent = g ? "adding up to " + v.tokens + "; leave empty for the round answer only" : "";
+    $("state-help").textContent = !g ? "" : complete
+      ? ($("phase").value === "charge" ? "the charge: tokens in the pot" : "the décharge: the pot is empty")
+      : v.tokens + " in all; empty: round only";
     const withGame = Object.keys(v.game).join(", ");
-    $("players-help").textContent = g ? "the game answer with the tokens below"
+    $("players-help").textContent = g ? "tokens below: the game answer"
       : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
   }
 
