@@ -15,6 +15,8 @@ import stat
 import pytest
 
 from four21sim._util.atomic import UnsafePath, write_text_atomic
+from four21sim.cli import play as cli
+from four21sim.cli._common import run
 
 
 # ---------------------------------------------------------------- 2. a writer never replaces a special file
@@ -40,3 +42,16 @@ def test_the_atomic_writer_still_replaces_a_regular_file(tmp_path):
     path.write_text("old")
     write_text_atomic(path, "new")
     assert path.read_text() == "new" and stat.S_ISREG(os.lstat(path).st_mode)
+
+
+# ---------------------------------------------------------------- 7. what the person typed is not written back whole
+def test_a_huge_line_typed_at_the_prompt_is_not_echoed(capsys):
+    typed = "9" * 5_000_000  # a paste gone wrong: 5 MB of digits no hand holds
+    answers = iter([typed, "\x1b[2J" + "x" * 100, "q"])
+    status = run(lambda a: cli.main(a, read=lambda prompt: next(answers)), "play", ["--seed", "3", "--opponents",
+                                                                                   "greedy"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert len(out) < 5_000, len(out)  # the game's first throw, two refusals, and leaving
+    assert out.count("keep: ") == 2 and "5,000,002" in out  # the repr's length (with its quotes) is said
+    assert "\x1b" not in out
