@@ -21,7 +21,7 @@ import numpy as np
 from .. import engine as E
 from ..policies import Policy
 from ..policies.contexts import CTX_ROUND
-from ..policies.plugin import is_plugin, load_plugin, plugin_keep, plugin_name
+from ..policies.plugin import DECISION_SECONDS, LoadedPlugin, is_plugin, load_plugin, plugin_keep, plugin_name
 from ..policies.registry import compile_decider
 from ..rules import dice
 from ..rules import kernel as R
@@ -186,8 +186,8 @@ class Game:
 
     def policy_keep(self, policy) -> int:
         """The keep a seat's decider (compiled Policy or plug-in) chooses at the waiting decision."""
-        if is_plugin(policy):
-            return plugin_keep(policy, self.turn)
+        if is_plugin(policy):  # one typed by a user is stopped after DECISION_SECONDS (policies.plugin)
+            return plugin_keep(policy, self.turn, DECISION_SECONDS if isinstance(policy, LoadedPlugin) else None)
         if policy.kind == "random":
             legal = dice.keeps_of(self._h, allow_stop=self._may_stop)
             return int(legal[self._rng.integers(len(legal))])

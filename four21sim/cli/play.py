@@ -26,6 +26,7 @@ from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
 from ..exact.nplayer import FIRST_SOLVE as _FIRST_SOLVE
 from ..policies import policy_help
+from ..policies.plugin import PluginError
 from ..rules import dice
 from ..rules.state import STATE_FORMS, parse_state
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
@@ -59,8 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="your seat, 0 to N-1; seat 0 leads the first round (default 0)")
     p.add_argument("--opponents", metavar="POLICY", default=None,
                    help="how the others play: a policy of the registry (" + policy_help().replace("\n", "; ")
-                        + "), or a plugged-in policy MODULE:NAME or FILE.py:NAME "
-                          "(default: optimal with 2 players, greedy with more)")
+                        + "), or a plugged-in policy MODULE:NAME or FILE.py:NAME, given at most 10 s a "
+                          "decision (default: optimal with 2 players, greedy with more)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="the dice's seed, 0 <= S < 2**64 (default: a new one, printed so the game can be replayed)")
     p.add_argument("--game", type=int, default=0, metavar="G",
@@ -389,6 +390,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     status = 0
     try:
         return _session(variant, args, term, pols, labels, seed, start, read)
+    except PluginError as exc:  # the plug-in the user named failed while deciding: one line naming it
+        raise ValueError(f"--opponents: {exc}") from None
     except EOFError:
         term.write("\nInput ended: game abandoned.")
     except _Quit:
