@@ -218,8 +218,10 @@ def test_the_atomic_writer_still_replaces_a_regular_file(tmp_path):
     assert path.read_text() == "new" and stat.S_ISREG(os.lstat(path).st_mode)
 
 
-@pytest.mark.parametrize("kind,words", [("fifo", "a FIFO"), ("symlink", "a symbolic link"),
-                                        ("directory", "a directory"), ("no folder", "no folder")])
+@pytest.mark.parametrize("kind,words", [("fifo", "is not allowed (a FIFO); allowed: "),
+                                        ("symlink", "is not allowed (a symbolic link); allowed: "),
+                                        ("directory", "is not allowed (a directory); allowed: "),
+                                        ("no folder", "is not allowed (no folder")])
 def test_log_at_an_impossible_path_is_refused_before_the_game(kind, words, tmp_path, capsys):
     path = tmp_path / "x.jsonl"
     if kind == "fifo":

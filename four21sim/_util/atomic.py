@@ -18,6 +18,8 @@ import stat
 from contextlib import contextmanager
 from pathlib import Path
 
+from .checks import shown
+
 __all__ = ["atomic_path", "write_text_atomic", "temp_path", "temp_owner", "orphaned", "pid_alive", "UnsafePath",
            "kind_of", "read_bounded", "open_plain", "check_tree", "check_destination"]
 
@@ -86,6 +88,9 @@ def check_tree(root, path) -> None:
                              "folders (never followed): remove it")
 
 
+_DEST = "a regular file or a new name (only a regular file is ever replaced)"
+
+
 def check_destination(path) -> None:
     """Refuse ``path`` as a destination to write unless it is absent or a regular file.
 
@@ -99,10 +104,9 @@ def check_destination(path) -> None:
     except FileNotFoundError:
         mode = None
     except NotADirectoryError:
-        raise UnsafePath(f"{str(path)!r}: its folder is not a folder") from None
+        raise UnsafePath(f"{shown(str(path))} is not allowed (its folder is not a folder); allowed: {_DEST}") from None
     if mode is not None and not stat.S_ISREG(mode):
-        raise UnsafePath(f"{str(path)!r} is {kind_of(mode)}; allowed: a regular file or a new name (only a regular "
-                         "file is ever replaced)")
+        raise UnsafePath(f"{shown(str(path))} is not allowed ({kind_of(mode)}); allowed: {_DEST}")
 
 
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp(\.[^.]*)?$")
