@@ -159,11 +159,13 @@ def test_a_log_that_does_not_match_is_refused(tmp_path, capsys, monkeypatch):
     log = tmp_path / "g.jsonl"
     _run(["--seed", "2", "--log", str(log)], [], capsys, monkeypatch)
     rec = json.loads(log.read_text())
-    rec["choices"][0]["hand"] = "421" if rec["choices"][0]["hand"] != "421" else "654"
+    # another hand, with a keep of that hand (a keep the logged hand cannot make is refused before playing)
+    rec["choices"][0].update(hand="421" if rec["choices"][0]["hand"] != "421" else "654", keep="stop")
+    rec["choices"][0]["index"] = dice.FULL_KEEP + dice.parse_hand(rec["choices"][0]["hand"])
     log.write_text(json.dumps(rec) + "\n")
     from four21sim.cli._common import run
     assert run(lambda a: cli.main(a, read=lambda p: ""), "play", ["--replay", str(log)]) == 2
-    assert "log: the game shows" in capsys.readouterr().err
+    assert "game 1: choices[0]: the game shows" in capsys.readouterr().err
     log.write_text('{"format": "four21sim-game", "version": 99}\n')
     with pytest.raises(ValueError, match="version 1"):
         read_log(log)

@@ -1,7 +1,10 @@
 """Atomic file writes, and the temporary files they leave if a writer is killed.
 
 A reader (or an interrupted run) sees the old file or the new one, never half of
-it. Each temporary file belongs to the process that made it: its name carries
+it. A writer replaces only a regular file: a destination that is a symbolic link, a
+directory, a FIFO, a socket or a device is refused (:func:`check_destination`), never
+followed and never replaced (``--log /dev/full`` run as root must not turn the
+machine's ``/dev/full`` into a regular file). Each temporary file belongs to the process that made it: its name carries
 the writer's process id, ``.<name>.<pid>.tmp<suffix>``, so that a cleaner can tell
 a live writer's file from one left by a dead writer (see :func:`orphaned`).
 """
@@ -15,8 +18,10 @@ import stat
 from contextlib import contextmanager
 from pathlib import Path
 
+from .checks import shown
+
 __all__ = ["atomic_path", "write_text_atomic", "temp_path", "temp_owner", "orphaned", "pid_alive", "UnsafePath",
-           "kind_of", "read_bounded", "open_plain", "check_tree"]
+           "kind_of", "read_bounded", "open_plain", "check_tree", "check_destination"]
 
 
 class UnsafePath(ValueError):
@@ -82,6 +87,28 @@ def check_tree(root, path) -> None:
             raise UnsafePath(f"{str(cur)!r} is {kind_of(mode)}; a results folder holds only plain files and "
                              "folders (never followed): remove it")
 
+
+_DEST = "a regular file or a new name (only a regular file is ever replaced)"
+
+
+def check_destination(path) -> None:
+    """Refuse ``path`` as a destination to write unless it is absent or a regular file.
+
+    Raises :class:`UnsafePath` saying what ``path`` is (a symbolic link, which is neither
+    followed nor replaced; a directory, FIFO, socket or device), or that its folder is
+    missing or not a folder.
+    """
+    path = Path(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except NotADirectoryError:
+        raise UnsafePath(f"{shown(str(path))} is not allowed (its folder is not a folder); allowed: {_DEST}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise UnsafePath(f"{shown(str(path))} is not allowed ({kind_of(mode)}); allowed: {_DEST}")
+
+
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp(\.[^.]*)?$")
 
 
@@ -126,8 +153,11 @@ def atomic_path(path):
 
     ``path`` itself is never opened: a hard link in its place (a second name of a file
     elsewhere) is replaced by the new file, and the file elsewhere keeps its content.
+    Anything but a regular file at ``path`` is refused (:func:`check_destination`), before
+    the work and again just before the rename.
     """
     path = Path(path)
+    check_destination(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
     # created here, exclusively and without following a link, so that whoever then opens it by name
@@ -138,6 +168,7 @@ def atomic_path(path):
         raise UnsafePath(f"{str(tmp)!r} exists already (this process's temporary name): remove it") from None
     try:
         yield tmp
+        check_destination(path)  # what the work took time over may have been swapped meanwhile
         os.replace(tmp, path)
     finally:
         if os.path.lexists(tmp):

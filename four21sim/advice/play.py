@@ -19,16 +19,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import engine as E
+from .._util.checks import check_int
 from ..policies import Policy
 from ..policies.contexts import CTX_ROUND
-from ..policies.plugin import is_plugin, load_plugin, plugin_keep, plugin_name
+from ..policies.plugin import DECISION_SECONDS, LoadedPlugin, is_plugin, load_plugin, plugin_keep, plugin_name
 from ..policies.registry import compile_decider
 from ..rules import dice
 from ..rules import kernel as R
 from ..rules.state import GameState, Turn, parse_keep, start_state
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
-__all__ = ["Turn", "GameResult", "Game", "play_game", "parse_keep", "seat_policies", "policy_label"]
+__all__ = ["Turn", "GameResult", "Game", "play_game", "parse_keep", "seat_policies", "policy_label", "MAX_GAME",
+           "MAX_ROUNDS"]
+
+MAX_GAME = 2**63 - 1
+"""The last game index of a seed's stream: the engine counts games in 64 bits (``simulate``'s ``first_game``)."""
+MAX_ROUNDS = 10_000
+"""The rounds a game may last before :class:`Game` stops it (no game of the package's variants comes near)."""
 
 
 @dataclass
@@ -97,7 +104,7 @@ class Game:
     seed : int
         The dice are game ``game`` of the engine's stream for ``seed``.
     game : int
-        The game's index in that stream.
+        The game's index in that stream, 0 to ``MAX_GAME``.
     start : GameState, optional
         Where the game starts (default: every token in the pot, seat 0 to lead).
     report : callable, optional
@@ -116,11 +123,10 @@ class Game:
     """
 
     def __init__(self, variant: Variant, players: int, seed: int, *, game: int = 0, start: GameState | None = None,
-                 report: Callable[[str, dict], None] | None = None, max_rounds: int = 10_000):
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ValueError(f"players: {players!r} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
-        if not 0 <= int(seed) < 2**64:
-            raise ValueError(f"seed: {seed!r} is not allowed; allowed: 0 <= seed < 2**64")
+                 report: Callable[[str, dict], None] | None = None, max_rounds: int = MAX_ROUNDS):
+        players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
+        seed = check_int("seed", seed, 0, 2**64 - 1)
+        game = check_int("game", game, 0, MAX_GAME)
         start = (start or start_state(variant, players)).with_leader(0).check(variant, "start")
         if start.players != players:
             raise ValueError(f"start: {start.players} seats is not allowed; allowed: {players} (the players)")
@@ -186,8 +192,8 @@ class Game:
 
     def policy_keep(self, policy) -> int:
         """The keep a seat's decider (compiled Policy or plug-in) chooses at the waiting decision."""
-        if is_plugin(policy):
-            return plugin_keep(policy, self.turn)
+        if is_plugin(policy):  # one typed by a user is stopped after DECISION_SECONDS (policies.plugin)
+            return plugin_keep(policy, self.turn, DECISION_SECONDS if isinstance(policy, LoadedPlugin) else None)
         if policy.kind == "random":
             legal = dice.keeps_of(self._h, allow_stop=self._may_stop)
             return int(legal[self._rng.integers(len(legal))])
@@ -276,7 +282,7 @@ class Game:
 def play_game(variant: Variant, players: int, seed: int, choose: Callable[[Turn], int] | None = None, *,
               human: int | None = 0, opponents=None, policies: list | None = None,
               report: Callable[[str, dict], None] | None = None, game: int = 0, start: GameState | None = None,
-              max_rounds: int = 10_000) -> GameResult:
+              max_rounds: int = MAX_ROUNDS) -> GameResult:
     """Play one game; seat ``human`` decides through ``choose(turn) -> keep index``.
 
     Parameters

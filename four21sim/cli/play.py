@@ -10,7 +10,8 @@ to throw all three again; ``?`` asks for a hint (``--hint`` shows it after every
 yours); ``quit`` leaves. ``--train`` says after each of your decisions what it cost
 against the best keep (exact with 2 players, and from 3 at the equilibrium), with a running
 score over the games (``--games N``, and "another game?" at the end); ``--log FILE``
-saves the games, ``--replay FILE`` plays them again.
+saves the games, ``--replay FILE`` plays them again (a log is data: it is checked key by
+key, and a plug-in it names is never loaded, docs/play.md).
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+from .._util.atomic import UnsafePath, check_destination
+from .._util.checks import check_int, shown
 from ..advice.advisor import players_text, wrap_text
-from ..advice.gamelog import game_record, read_log, replay, write_log
-from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
+from ..advice.gamelog import check_record, game_record, is_plugin_label, read_log, replay, write_log
+from ..advice.play import MAX_GAME, Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
 from ..exact.nplayer import FIRST_SOLVE as _FIRST_SOLVE
-from ..policies import policy_help
+from ..policies import canonical_name, policy_help
+from ..policies.plugin import PluginError, load_plugin
 from ..rules import dice
 from ..rules.state import STATE_FORMS, parse_state
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
@@ -59,12 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="your seat, 0 to N-1; seat 0 leads the first round (default 0)")
     p.add_argument("--opponents", metavar="POLICY", default=None,
                    help="how the others play: a policy of the registry (" + policy_help().replace("\n", "; ")
-                        + "), or a plugged-in policy MODULE:NAME or FILE.py:NAME "
-                          "(default: optimal with 2 players, greedy with more)")
+                        + "), or a plugged-in policy MODULE:NAME or FILE.py:NAME, given at most 10 s a "
+                          "decision (default: optimal with 2 players, greedy with more); with --replay, the policy "
+                          "of the seats the log gives to a plug-in, which a log never loads itself")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="the dice's seed, 0 <= S < 2**64 (default: a new one, printed so the game can be replayed)")
     p.add_argument("--game", type=int, default=0, metavar="G",
-                   help="the first game's index in the seed's stream (default 0); the next games follow")
+                   help="the first game's index in the seed's stream, 0 <= G < 2**63 (default 0); the next games "
+                        "follow")
     p.add_argument("--state", metavar="STATE", help=f"start from this state: {STATE_FORMS} (default: the start)")
     p.add_argument("--hint", action="store_true",
                    help="show the advisor's answers after each of your throws: for the round and, where a solver "
@@ -75,8 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, metavar="N",
                    help="games to play in a row before asking whether to play another (default 1)")
     p.add_argument("--log", metavar="FILE", help="save the games to FILE, one JSON line a game, e.g. games.jsonl "
-                   "(the format: docs/play.md, Game logs)")
-    p.add_argument("--replay", metavar="FILE", help="replay the games of a log (play --log FILE) instead of playing")
+                   "(the format: docs/play.md, Game logs); FILE is a new name or a regular file in an existing "
+                   "folder, checked before the first game")
+    p.add_argument("--replay", metavar="FILE", help="replay the games of a log (play --log FILE) instead of playing; "
+                   "every game is checked first, and a plug-in the log names is never loaded (see --opponents)")
     add_variant_options(p)
     add_version(p)
     return p
@@ -289,15 +298,39 @@ class Terminal:
 
 
 def _check(args) -> None:
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise ValueError(f"--players: {args.players} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
-    if not 0 <= args.seat < args.players:
-        raise ValueError(f"--seat: {args.seat} is not allowed; allowed: 0 to {args.players - 1}")
-    if args.seed is not None and not 0 <= args.seed < 2**64:
-        raise ValueError(f"--seed: {args.seed} is not allowed; allowed: 0 <= S < 2**64")
-    if args.games < 1 or args.game < 0:
-        bad = ("--games", args.games, "an integer >= 1") if args.games < 1 else ("--game", args.game, "0 or more")
-        raise ValueError(f"{bad[0]}: {bad[1]} is not allowed; allowed: {bad[2]}")
+    check_int("--players", args.players, MIN_PLAYERS, MAX_PLAYERS)
+    check_int("--seat", args.seat, 0, args.players - 1)
+    if args.seed is not None:
+        check_int("--seed", args.seed, 0, 2**64 - 1)
+    check_int("--games", args.games, 1, MAX_GAME)
+    check_int("--game", args.game, 0, MAX_GAME - args.games)
+
+
+_LOG_ALLOWED = "a new file or a regular file, in an existing folder you may write to"
+
+
+def _check_log(path: str) -> None:
+    """Refuse a ``--log`` path the games could not be written to, before the first game is played."""
+    try:
+        check_destination(path)
+    except UnsafePath as exc:
+        raise ValueError(f"--log: {exc}") from None
+    folder = Path(path).parent
+    why = ("it names no file" if not Path(path).name or Path(path).name in (".", "..") else
+           f"no folder {shown(str(folder))}" if not folder.is_dir() else
+           f"the folder {shown(str(folder))} is not writable" if not os.access(folder, os.W_OK | os.X_OK) else None)
+    if why:
+        raise ValueError(f"--log: {shown(path)} is not allowed ({why}); allowed: {_LOG_ALLOWED}")
+
+
+def _write_log(path: str, records: list) -> None:
+    try:
+        write_log(path, records)
+    except UnsafePath as exc:  # the path was swapped for something else during the game
+        raise ValueError(f"--log: {exc}") from None
+    except OSError as exc:  # a full disk, a folder removed during the game
+        raise ValueError(f"--log: cannot write {shown(path)} ({exc.strerror or exc}); the games of this session "
+                         "are not saved") from None
 
 
 def _opponents(args, variant) -> tuple[list, str]:
@@ -334,7 +367,7 @@ def _session(variant, args, term: Terminal, pols, labels, seed: int, start, read
                    f"--game {index}).")
         records.append(_play_one(variant, args, term, pols, labels, seed, index, start))
         if args.log:
-            write_log(args.log, records)
+            _write_log(args.log, records)
         index += 1
         if index - args.game < planned:
             continue
@@ -348,16 +381,35 @@ def _session(variant, args, term: Terminal, pols, labels, seed: int, start, read
 
 
 def _replay(path: str, args, read) -> int:
-    for i, rec in enumerate(read_log(path)):
-        from ..rules.variants import Variant
-        variant = Variant.from_mapping(rec["variant"])
-        names = ["you" if s == rec["seat"] else f"{o} (seat {s})" if rec["players"] > 2 else o
-                 for s, o in enumerate(rec["opponents"])]
-        term = Terminal(variant, rec["players"], rec["seat"], names, hint=False, train=args.train, read=read)
+    # --opponents with --replay: the seats the log gives to a plug-in (a log never loads one itself)
+    plugin = args.opponents
+    if plugin is not None:
+        try:
+            plugin = load_plugin(plugin) if ":" in plugin else canonical_name(plugin)
+        except ValueError as exc:
+            raise ValueError(f"--opponents: {exc}") from None
+    records = read_log(path, plugin=plugin is not None)
+    if plugin is not None and not any(is_plugin_label(o) for rec in records for o in rec["opponents"]):
+        raise ValueError(f"--opponents: {shown(args.opponents)} is not allowed with --replay of {shown(path)}; "
+                         "allowed: only for a log whose opponents include a plug-in (the others play as logged)")
+    for i, rec in enumerate(records):
+        try:  # every game is played once, silently, before any is shown: a log that does not replay shows nothing
+            replay(rec, plugin=plugin)
+        except PluginError as exc:
+            raise ValueError(f"--opponents: {exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"log: {path} game {i + 1}: {exc}") from None
+    for i, raw in enumerate(records):
+        rec = check_record(raw, plugin=plugin is not None)
+        variant, n, seat = rec["variant"], rec["players"], rec["seat"]
+        # what is shown is recomputed from the checked record, never the log's own text
+        labels = [shown(args.opponents) if is_plugin_label(o) else o for o in rec["opponents"]]
+        names = ["you" if s == seat else f"{o} (seat {s})" if n > 2 else o for s, o in enumerate(labels)]
+        term = Terminal(variant, n, seat, names, hint=False, train=args.train, read=read)
         term.replaying = True
-        term.write(f"\nReplay of game {i + 1} of {path}: {rec['variant_name']}, {rec['players']} players, seed "
-                   f"{rec['seed']}, game {rec['game']}, from {rec['start']}.")
-        replay(rec, report=term.report, on_choice=lambda t, k, c, term=term: term.replayed(t, k))
+        term.write(f"\nReplay of game {i + 1} of {path}: {variant.describe()}, {n} players, seed {rec['seed']}, "
+                   f"game {rec['game']}, from {rec['start'].text()}.")
+        replay(raw, report=term.report, on_choice=lambda t, k, c, term=term: term.replayed(t, k), plugin=plugin)
     return 0
 
 
@@ -367,6 +419,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
         return _replay(args.replay, args, read)
     variant = variant_from_args(args)
     _check(args)
+    if args.log:
+        _check_log(args.log)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     start = parse_state(args.state, args.players, me=args.seat, option="--state").check(variant, "--state") \
         if args.state else None
@@ -389,6 +443,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     status = 0
     try:
         return _session(variant, args, term, pols, labels, seed, start, read)
+    except PluginError as exc:  # the plug-in the user named failed while deciding: one line naming it
+        raise ValueError(f"--opponents: {exc}") from None
     except EOFError:
         term.write("\nInput ended: game abandoned.")
     except _Quit:

@@ -19,6 +19,17 @@ index (``dice.FULL_KEEP + turn.hand`` to stop) or the text a person would type (
   in) cannot be tabulated: :func:`tabulate` calls it from both seats' points of view and
   refuses it, naming the situation.
 
+A plug-in named by a user (``MODULE:NAME``, ``FILE.py:NAME``: :func:`load_plugin`) is
+code of theirs, run as they asked, but its failures are theirs to read in one line, not
+the package's traceback: an exception (a SyntaxError included) or a ``SystemExit`` while
+it loads or decides is :class:`PluginError` naming the plug-in and the error, and in a
+game (``four21sim play``, :class:`four21sim.advice.play.Game`, the environments) a
+decision that takes longer than :data:`DECISION_SECONDS` is stopped the same way (on
+the main thread, where the platform has ``signal.setitimer``; the limit is checked
+between Python steps, so a plug-in stuck inside one long C call is stopped when it
+returns). A game log never names a plug-in that is then loaded
+(:mod:`four21sim.advice.gamelog`).
+
     >>> rank = dice.RANK[dice.ranking_index("super421")]
     >>> def cautious(turn):          # stop on 654 or better, else throw all three again
     ...     return "stop" if turn.may_stop and rank[turn.hand] <= rank[dice.parse_hand("654")] else "-"
@@ -28,18 +39,27 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import signal
+import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from .._util.checks import shown
 from ..rules import dice
 from ..rules.state import Turn, parse_keep
 from ..rules.variants import Variant
 from . import contexts as C
 from .tables import KEEP_DTYPE, Policy, stop_tables, table_policy
 
-__all__ = ["is_plugin", "plugin_name", "plugin_keep", "load_plugin", "tabulate"]
+__all__ = ["is_plugin", "plugin_name", "plugin_keep", "load_plugin", "tabulate", "LoadedPlugin", "PluginError",
+           "DECISION_SECONDS", "time_limit"]
+
+DECISION_SECONDS = 10.0
+"""The longest a plug-in loaded by :func:`load_plugin` may take over one decision of a game
+(docs/environment.md): a person at the terminal is not left waiting on a plug-in that loops."""
 
 _NH = dice.N_HANDS
 
@@ -59,10 +79,86 @@ def plugin_name(policy) -> str:
 _LEGAL = {(h, stop): frozenset(dice.keeps_of(h, allow_stop=stop)) for h in range(_NH) for stop in (True, False)}
 
 
-def plugin_keep(policy: Callable, turn: Turn) -> int:
+class PluginError(ValueError):
+    """A plug-in that raised, exited (``SystemExit``) or ran out of time: the message names it and the error."""
+
+
+class _OutOfTime(BaseException):
+    # not an Exception: a plug-in's own ``except Exception`` does not swallow it
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float | None, what: str):
+    """Stop the code run inside after ``seconds`` with :class:`PluginError` naming ``what``.
+
+    No limit when ``seconds`` is None, off the main thread, or where ``signal.setitimer`` is
+    missing (the signal can only be handled on the main thread). A previous timer and handler
+    are put back afterwards.
+    """
+    if seconds is None or not hasattr(signal, "setitimer") \
+            or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    state = {"armed": True, "fired": False}
+
+    def expire(signum, frame):
+        if state["armed"]:  # never once the body is over: the timer is being taken down
+            state["fired"] = True
+            raise _OutOfTime
+
+    old = signal.signal(signal.SIGALRM, expire)
+    # an interval too: a plug-in that catches the first one is interrupted again
+    before, _ = signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    except _OutOfTime:
+        pass
+    finally:
+        state["armed"] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if before:
+            signal.setitimer(signal.ITIMER_REAL, before)
+    if state["fired"]:
+        raise PluginError(f"{what} took longer than {seconds:g} s over one decision; allowed: a decision "
+                          f"within {seconds:g} s (four21sim.policies.plugin.DECISION_SECONDS)")
+
+
+def _raised(what: str, exc: BaseException) -> PluginError:
+    return PluginError(f"{what} raised {type(exc).__name__}: {shown(str(exc))}")
+
+
+class LoadedPlugin:
+    """A plug-in policy loaded from what a user typed (:func:`load_plugin`).
+
+    Called like the policy it wraps; an exception or ``SystemExit`` from it becomes
+    :class:`PluginError` naming ``spec``. ``name`` is the policy's (:func:`plugin_name`).
+    """
+
+    def __init__(self, policy: Callable, spec: str):
+        self.policy, self.spec, self.name = policy, spec, plugin_name(policy)
+
+    def __call__(self, turn):
+        try:
+            return self.policy(turn)
+        except (Exception, SystemExit) as exc:
+            raise _raised(shown(self.spec), exc) from None
+
+    def __repr__(self) -> str:
+        return f"LoadedPlugin({self.spec!r})"
+
+
+def plugin_keep(policy: Callable, turn: Turn, seconds: float | None = None) -> int:
     """The keep index ``policy`` chooses at ``turn``, checked: ValueError naming the policy, the
-    situation and the legal keeps when it returns something else."""
-    answer = policy(turn)
+    situation and the legal keeps when it returns something else.
+
+    ``seconds``: stop a decision that takes longer (:func:`time_limit`), as a game does for a
+    :class:`LoadedPlugin`.
+    """
+    with time_limit(seconds, shown(policy.spec) if isinstance(policy, LoadedPlugin) else
+                    f"policy {plugin_name(policy)!r}"):
+        answer = policy(turn)
     if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool) \
             and int(answer) in _LEGAL[turn.hand, turn.may_stop]:
         return int(answer)
@@ -74,39 +170,50 @@ def plugin_keep(policy: Callable, turn: Turn) -> int:
         try:
             return parse_keep(answer, turn.hand, turn.may_stop)
         except ValueError as exc:
-            raise ValueError(f"policy {plugin_name(policy)!r}: {answer!r} is not allowed for a {where}; "
+            raise ValueError(f"policy {plugin_name(policy)!r}: {shown(answer)} is not allowed for a {where}; "
                              f"allowed: {allowed} ({exc})") from None
-    raise ValueError(f"policy {plugin_name(policy)!r}: {answer!r} is not allowed for a {where}; allowed: a keep "
-                     f"index of {legal} ({allowed}) or the text a person types ('21', 'stop', '-')")
+    raise ValueError(f"policy {plugin_name(policy)!r}: {shown(answer)} is not allowed for a {where}; allowed: a "
+                     f"keep index of {legal} ({allowed}) or the text a person types ('21', 'stop', '-')")
 
 
-def load_plugin(spec: str) -> Callable:
+def load_plugin(spec: str) -> LoadedPlugin:
     """The policy named ``spec``: ``package.module:NAME`` or ``path/to/file.py:NAME``.
 
-    ``NAME`` is a callable taking a Turn; a class is instantiated without arguments.
+    ``NAME`` is a callable taking a Turn; a class is instantiated without arguments. The
+    module's code runs: ``spec`` must come from the user (a command line, a caller's code),
+    never from a file (a game log names plug-ins it never loads).
+
+    Raises
+    ------
+    ValueError
+        For a spec of another form, a file or module missing, or no callable ``NAME``;
+        :class:`PluginError` if the module or the class raised (or exited) while loading.
     """
     where, sep, attr = str(spec).rpartition(":")
     allowed = "MODULE:NAME or FILE.py:NAME naming a function (or class) that takes a Turn and returns a keep"
     if not sep or not where or not attr:
-        raise ValueError(f"policy: {spec!r} is not allowed; allowed: {allowed}")
+        raise ValueError(f"policy: {shown(spec)} is not allowed; allowed: {allowed}")
+    if where.endswith(".py") and not Path(where).is_file():
+        raise ValueError(f"policy: {shown(spec)}: no file {shown(where)}; allowed: {allowed}")
     try:
         if where.endswith(".py"):
             path = Path(where)
-            if not path.is_file():
-                raise ValueError(f"policy: {spec!r}: no file {where}; allowed: {allowed}")
             loader = importlib.util.spec_from_file_location(f"four21sim_plugin_{path.stem}", path)
             module = importlib.util.module_from_spec(loader)
             loader.loader.exec_module(module)
         else:
             module = importlib.import_module(where)
-    except ImportError as exc:
-        raise ValueError(f"policy: {spec!r}: cannot import {where} ({exc}); allowed: {allowed}") from None
-    obj = getattr(module, attr, None)
-    if isinstance(obj, type):
-        obj = obj()
+        obj = getattr(module, attr, None)
+        if isinstance(obj, type):
+            obj = obj()
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"policy: {shown(spec)}: cannot import {shown(where)} ({exc}); allowed: {allowed}") \
+            from None
+    except (Exception, SystemExit) as exc:  # its own code failed: a SyntaxError, an exception, an exit
+        raise _raised(shown(spec), exc) from None
     if not is_plugin(obj):
-        raise ValueError(f"policy: {spec!r}: {where} has no callable {attr!r}; allowed: {allowed}")
-    return obj
+        raise ValueError(f"policy: {shown(spec)}: {shown(where)} has no callable {shown(attr)}; allowed: {allowed}")
+    return LoadedPlugin(obj, str(spec))
 
 
 def _ask(policy, turns: list[Turn]) -> int:
