@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -86,3 +87,53 @@ def test_play_waiting_at_its_prompt_stops_with_the_signals_status(tmp_path, sig,
     assert seconds < BOUND, f"{seconds:.1f} s"
     assert proc.returncode == status, (out.text, err.text)
     assert "Traceback" not in err.text, err.text
+
+
+# ------------------------------------------------------------------ 4. a notice on a line of its own
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _lines_on_screen(text: str) -> list[str]:
+    """What each line shows at the end: a carriage return starts the line again, ESC[K clears it."""
+    lines = []
+    for raw in text.split("\n"):
+        lines.append(raw.split("\r")[-1].replace("\033[K", ""))
+    return lines
+
+
+def test_the_compile_notice_never_continues_the_site_progress_line():
+    from four21sim._util.waiting import _CompileNotice
+    from four21sim.cli.site import _Progress
+
+    screen = _Terminal()
+    progress = _Progress(screen, verbose=False, quiet=False)
+    progress(4, 10, "a step")
+    notice = _CompileNotice("site", screen, 0.0)
+    notice.on_start(None)  # a compile begins and lasts: the notice is said (at once, after=0)
+    deadline = time.monotonic() + 30
+    while "compiling" not in screen.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    notice.on_end(None)
+    progress(5, 10, "another step")
+    progress.close()
+    lines = _lines_on_screen(screen.getvalue())
+    said = [line for line in lines if "compiling" in line]
+    assert len(said) == 1 and said[0].startswith("site: compiling the engine's kernels"), lines
+    assert lines[0] == "writing the site: 40% (4/10 steps)", lines
+    assert lines[-2:] == ["writing the site: 50% (5/10 steps)", ""], lines
+
+
+def test_a_solve_notice_ends_a_progress_bar_line_first():
+    from four21sim._util.waiting import notice_after
+    from four21sim.study.progress import Progress
+
+    screen = _Terminal()
+    with Progress("sweep", stream=screen, tty=True).phase("play", 10, "games") as ph:
+        ph.update(3)
+        with notice_after("sweep: solving something ...", stream=screen, after=0.0):
+            time.sleep(0.3)
+        ph.update(2)
+    lines = _lines_on_screen(screen.getvalue())
+    assert "sweep: solving something ..." in lines, lines
