@@ -1,6 +1,8 @@
 """No silent wait, and every command interruptible (four21sim._util.waiting).
 
-1. A long solve says what it solves and about how long, whoever asked for it (advise here).
+1. A long solve says what it solves and about how long, whoever asked for it (advise here;
+   the notice names the command, or the package in a program), and in a command it runs in a
+   worker thread whose value or error the main thread receives.
 2. SIGTERM and Ctrl-C (SIGINT) stop a command in the middle of a long solve's kernel (it once
    ran on for minutes after SIGTERM), with the status every command gives (143, 130), no
    traceback, and nothing half-written in the cache folder. The requirement is 2 s; the bound
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -21,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,6 +75,66 @@ def _signal_and_time(proc: subprocess.Popen, sig: int) -> float:
     return time.monotonic() - t0
 
 
+def _nothing_half_written(cache: Path) -> None:
+    """No temporary file left; every entry there is whole (it opens, and holds its key)."""
+    names = [p.name for p in cache.rglob("*")] if cache.exists() else []
+    assert not [n for n in names if ".tmp" in n or n.startswith(".")], names
+    for p in cache.glob("*.npz"):
+        with np.load(p, allow_pickle=False) as z:
+            assert "__key__" in z.files and "__meta__" in z.files, p
+
+
+# 5 players at 15 tokens: a first solve of 10 to 30 minutes; the signal lands in its first kernels
+FIVE = ["631", "--players", "5", "--seat", "1", "--set", "tokens=15", "--beat", "654",
+        "--state", "pot=0,t0=3,t1=3,t2=3,t3=3,t4=3,leader=0"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig,status,word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")],
+                         ids=["SIGTERM", "SIGINT"])
+def test_advise_stops_at_once_in_the_middle_of_a_long_solve(tmp_path, sig, status, word):
+    cache = tmp_path / "cache"
+    proc, out, err = _start(["advise", *FIVE], cache)
+    try:
+        said = err.wait_for("advise: solving", NOTICE_WAIT)
+        assert said, f"no notice of the solve on stderr: {err.text!r}"
+        time.sleep(1.0)  # well inside the solve (its kernels)
+        assert proc.poll() is None, err.text
+        seconds = _signal_and_time(proc, sig)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err.thread.join(10)
+    print(f"{signal.Signals(sig).name}: exited {seconds:.2f} s after the signal")
+    assert seconds < BOUND, f"{seconds:.1f} s after {signal.Signals(sig).name}"
+    assert proc.returncode == status, err.text
+    assert "Traceback" not in err.text, err.text
+    notice = [line for line in err.text.splitlines() if line.startswith("advise: solving")][0]
+    assert "at 5 players exactly" in notice and "10 to 30 minutes" in notice, notice
+    assert err.text.strip().splitlines()[-1] == f"advise: {word}", err.text
+    _nothing_half_written(cache)
+
+
+@pytest.mark.slow
+def test_solve_stops_on_sigterm_in_the_middle_of_a_long_solve(tmp_path):
+    cache = tmp_path / "cache"
+    proc, out, err = _start(["solve", "--players", "5", "--set", "tokens=15"], cache)
+    try:
+        assert err.wait_for("solve: solving", NOTICE_WAIT), err.text
+        time.sleep(1.0)
+        seconds = _signal_and_time(proc, signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err.thread.join(10)
+    print(f"solve, SIGTERM: exited {seconds:.2f} s after the signal")
+    assert seconds < BOUND, f"{seconds:.1f} s"
+    assert proc.returncode == 143 and "Traceback" not in err.text, err.text
+    _nothing_half_written(cache)
+
+
 @pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
 def test_play_waiting_at_its_prompt_stops_with_the_signals_status(tmp_path, sig, status):
     proc, out, err = _start(["play", "--seed", "3", "--opponents", "sec"], tmp_path / "cache", stdin=subprocess.PIPE)
@@ -84,6 +148,7 @@ def test_play_waiting_at_its_prompt_stops_with_the_signals_status(tmp_path, sig,
             proc.wait()
         proc.stdin.close()
     err.thread.join(10)
+    print(f"play at its prompt, {signal.Signals(sig).name}: exited {seconds:.2f} s after the signal")
     assert seconds < BOUND, f"{seconds:.1f} s"
     assert proc.returncode == status, (out.text, err.text)
     assert "Traceback" not in err.text, err.text
@@ -137,3 +202,40 @@ def test_a_solve_notice_ends_a_progress_bar_line_first():
         ph.update(2)
     lines = _lines_on_screen(screen.getvalue())
     assert "sweep: solving something ..." in lines, lines
+
+
+# ------------------------------------------------------------------ 1. who says what is solved
+def test_a_solve_notice_names_the_command_or_the_package_and_is_said_once():
+    from four21sim._util import waiting
+
+    def notices(in_command: bool) -> str:
+        screen = io.StringIO()
+        with waiting.enter_command("advise") if in_command else contextlib.nullcontext():
+            with waiting.solving("X at 5 players exactly", "10 to 30 minutes", stream=screen, after=0.0):
+                with waiting.solving("X at 4 players exactly", "2 minutes", stream=screen, after=0.0):
+                    time.sleep(0.3)  # a solve inside the solve: not said again
+        return screen.getvalue()
+
+    assert notices(True) == "advise: solving X at 5 players exactly (10 to 30 minutes) ...\n"
+    assert notices(False) == "four21sim: solving X at 5 players exactly (10 to 30 minutes) ...\n"
+
+
+def test_in_a_command_a_solve_runs_in_a_worker_and_gives_its_value_or_its_error():
+    from four21sim._util import waiting
+
+    where = []
+
+    def work(x):
+        where.append(threading.current_thread() is threading.main_thread())
+        if x < 0:
+            raise ValueError("x: negative")
+        return 2 * x
+
+    with waiting.enter_command("solve"):
+        assert waiting.wait_for(work, 21) == 42
+        with pytest.raises(ValueError, match="x: negative"):
+            waiting.wait_for(work, -1)
+    assert waiting.wait_for(work, 1) == 2  # a program: a plain call, in its own thread
+    assert where == [False, False, True]
+    assert not waiting.abandoned()
+

@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from .._util.atomic import atomic_path
+from .._util.waiting import unstoppable
 
 try:
     import fcntl
@@ -167,13 +168,17 @@ def store(key: str, arrays: dict, meta: dict) -> None:
     path = _path(key)
     if path is None:
         return
-    try:
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as f:
-                np.savez(f, __key__=np.frombuffer(key.encode(), dtype=np.uint8),
-                         __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
-    except OSError:
-        pass
+    # a command stopped by a signal ends its process when this write is done, and starts no other
+    with unstoppable() as allowed:
+        if not allowed:
+            return
+        try:
+            with atomic_path(path) as tmp:
+                with open(tmp, "wb") as f:
+                    np.savez(f, __key__=np.frombuffer(key.encode(), dtype=np.uint8),
+                             __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+        except OSError:
+            pass
 
 
 @contextmanager
