@@ -239,3 +239,33 @@ def test_in_a_command_a_solve_runs_in_a_worker_and_gives_its_value_or_its_error(
     assert where == [False, False, True]
     assert not waiting.abandoned()
 
+
+
+_HOLD = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_waiting_for_another_process_solving_the_same_game_is_said(tmp_path, monkeypatch, capsys):
+    from four21sim.exact import store
+    monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path))
+    key = store.entry_key("a-test-entry", n=1)
+    lock = store._path(key).with_suffix(".lock")
+    other = subprocess.Popen([sys.executable, "-c", _HOLD, str(lock), "1.0"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "held"
+        with store.solving(key):  # waits for the other process (1 s), saying so
+            pass
+    finally:
+        other.kill()
+        other.wait()
+    err = capsys.readouterr().err
+    assert err == ("four21sim: another process is solving the same game; waiting for its solution (to read it from "
+                   "the disk cache) ...\n"), err
+    with store.solving(key):  # free: no word
+        pass
+    assert capsys.readouterr().err == ""
