@@ -269,3 +269,26 @@ def test_waiting_for_another_process_solving_the_same_game_is_said(tmp_path, mon
     with store.solving(key):  # free: no word
         pass
     assert capsys.readouterr().err == ""
+
+
+def test_the_solve_notice_names_the_game_and_says_when_the_disk_cache_is_off(monkeypatch, tmp_path):
+    from four21sim import Variant
+    from four21sim.exact import nplayer
+    said = []
+
+    @contextlib.contextmanager
+    def record(what, how_long, *args, **kwargs):
+        said.append((what, how_long))
+        yield
+
+    monkeypatch.setattr(nplayer, "solving", record)
+    v = Variant.from_preset("super421", ["tokens=2"])
+    for cache in ("off", str(tmp_path)):
+        monkeypatch.setenv("FOUR21SIM_CACHE_DIR", cache)
+        nplayer._equilibrium.cache_clear()
+        nplayer.solve(v, 3)
+    nplayer._equilibrium.cache_clear()
+    what = "super421 with tokens=2 at 3 players exactly, then certifying the equilibrium"
+    assert said[0] == (what, "under a minute on 2 cores each time: the disk cache is off"), said
+    assert said[-1][1] == "under a minute on 2 cores the first time; then read from the disk cache in seconds", said
+    assert said[-1][0].startswith("super421 with tokens=2 at "), said

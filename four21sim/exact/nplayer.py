@@ -543,8 +543,9 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
         sol = stored()
         if sol is None:
             what = f"{variant.describe()} at {n} players exactly" + (", then certifying the equilibrium" * certify)
-            how_long = f"{FIRST_SOLVE.get(n, 'hours')} on 2 cores the first time; then read from the disk cache " \
-                       "in seconds"
+            how_long = f"{FIRST_SOLVE.get(n, 'hours')} on 2 cores " + (
+                "the first time; then read from the disk cache in seconds" if store.cache_dir() is not None
+                else "each time: the disk cache is off")
             with solving(what, how_long):  # every caller's notice (advise, play, env, ...)
                 sol = wait_for(_solve_equilibrium, variant, n, objective, tol, max_iter, stall, certify, tie)
             store.store(key, *to_arrays(sol))
