@@ -45,8 +45,17 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, turned into an exception so that workers are stopped and locks released (exit 143)."""
 
 
+_caught: list[int] = []  # the signals that reached the command running (not a KeyboardInterrupt raised by a test)
+
+
 def _on_sigterm(signum, frame) -> None:
+    _caught.append(signum)
     raise Terminated
+
+
+def _on_sigint(signum, frame) -> None:
+    _caught.append(signum)
+    raise KeyboardInterrupt
 
 
 class _ClosedOutput:
@@ -74,24 +83,39 @@ def run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[s
 
     A ValueError (a user mistake) is one line on stderr and exit status 2; Ctrl-C (SIGINT)
     exit status 130 and SIGTERM 143, the work stopped cleanly (workers killed, locks
-    released); a closed pipe on stdout ends the command quietly (status 0); stdout or stdin
-    closed, or a write that fails (a full disk), is one line naming it and status 2.
+    released), within a second also in the middle of a solve's kernel
+    (:mod:`four21sim._util.waiting` says how); a closed pipe on stdout ends the command
+    quietly (status 0); stdout or stdin closed, or a write that fails (a full disk), is one
+    line naming it and status 2.
     """
     import signal
     import threading
 
-    from .._util.waiting import announce_compiles
+    from .._util import waiting
+    sigint = None
+    del _caught[:]
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
-    announce_compiles(prog)  # a first compile is tens of seconds: never a silent wait
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # (an ignored SIGINT stays ignored)
+            sigint = signal.signal(signal.SIGINT, _on_sigint)
+    waiting.announce_compiles(prog)  # a first compile is tens of seconds: never a silent wait
     closed = sys.stdout is None
     if closed:
         sys.stdout = _ClosedOutput()
     try:
-        return _run(main, prog, argv)
+        with waiting.enter_command(prog):  # a solve in a worker thread: the main thread stays signal-ready
+            status = _run(main, prog, argv)
     finally:
         if closed:
             sys.stdout = None
+        if sigint is not None:
+            signal.signal(signal.SIGINT, sigint)
+    # stopped by a signal: end the process now. A worker may be inside a kernel, which cannot be
+    # stopped; and the interpreter's own teardown (its last garbage collection over numba's objects)
+    # took 3 s on a loaded 2-core machine, over the 2 s a stopped command may take
+    if waiting.abandoned() or (_caught and status in (130, 143)):
+        waiting.exit_now(status)
+    return status
 
 
 def _run(main: Callable[[Sequence[str] | None], int], prog: str, argv: Sequence[str] | None) -> int:

@@ -34,7 +34,7 @@ from ..policies.plugin import PluginError, load_plugin
 from ..rules import dice
 from ..rules.state import STATE_FORMS, parse_state
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS
-from ._common import add_variant_options, add_version, run, variant_from_args
+from ._common import Terminated, add_variant_options, add_version, run, variant_from_args
 
 PROG = "four21sim play"
 
@@ -449,9 +449,10 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
         term.write("\nInput ended: game abandoned.")
     except _Quit:
         term.write("\nGame abandoned.")
-    except KeyboardInterrupt:  # Ctrl-C: the score so far, then the status every command gives (130)
-        term.write("\nGame abandoned (interrupted).")
-        status = 130
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the score so far, then the status every command gives
+        stopped = isinstance(exc, Terminated)
+        term.write(f"\nGame abandoned ({'terminated' if stopped else 'interrupted'}).")
+        status = 143 if stopped else 130
     if term.score.games and (args.train or term.score.games > 1):
         term.write(term.score.line() + " (the game abandoned is not counted)")
     return status

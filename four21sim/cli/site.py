@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from .._util.waiting import end_progress_line, progress_line
 from ..rules.variants import PRESETS
 from ._common import add_version, run
 
@@ -78,16 +79,15 @@ class _Progress:
             print(f"[{done}/{total}] {what}", file=self.stream, flush=True)
             return
         pct = 100 * done // total
-        if self.tty:
-            print(f"\r\033[Kwriting the site: {pct}% ({done}/{total} steps)", end="", file=self.stream, flush=True)
+        if self.tty:  # (a notice meanwhile, a first compile or solve, ends this line first)
+            progress_line(f"writing the site: {pct}% ({done}/{total} steps)", self.stream)
         elif done == total:
             # a log gets one line, once the work is done; a terminal gets the line rewritten in place
             print(f"writing the site: {pct}% ({done}/{total} steps)", file=self.stream, flush=True)
         self.shown = pct
 
     def close(self) -> None:
-        if self.tty and self.shown >= 0 and not self.verbose and not self.quiet:
-            print(file=self.stream, flush=True)
+        end_progress_line(self.stream)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

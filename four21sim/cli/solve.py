@@ -165,10 +165,7 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     st = st.with_leader(0).check(variant, "--state")
     nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
-    first = nplayer.FIRST_SOLVE.get(n, "hours")
-    with notice_after(f"solve: solving {variant.describe()} at {n} players exactly, then certifying the "
-                      f"equilibrium ({first} on 2 cores the first time; then read from the disk cache in seconds) ..."):
-        sol = solve_exact(variant, n, args.objective)
+    sol = solve_exact(variant, n, args.objective)  # (the solver says what it solves, if it takes a while)
     seconds = time.perf_counter() - t0
     out = _head(variant, n, args.objective, "equilibrium")
     p_pay, p_win, rounds = _state_values3(sol, st)

@@ -67,6 +67,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from .._util.waiting import solving, wait_for
 from ..rules import dice
 from ..rules.variants import Variant
 from . import _nplayer_game as NG
@@ -541,7 +542,12 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
     with store.solving(key):  # another process solving it: wait, then read its solution
         sol = stored()
         if sol is None:
-            sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie)
+            what = f"{variant.describe()} at {n} players exactly" + (", then certifying the equilibrium" * certify)
+            how_long = f"{FIRST_SOLVE.get(n, 'hours')} on 2 cores " + (
+                "the first time; then read from the disk cache in seconds" if store.cache_dir() is not None
+                else "each time: the disk cache is off")
+            with solving(what, how_long):  # every caller's notice (advise, play, env, ...)
+                sol = wait_for(_solve_equilibrium, variant, n, objective, tol, max_iter, stall, certify, tie)
             store.store(key, *to_arrays(sol))
     return sol
 
@@ -597,7 +603,7 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against
         if tie != "first":
             raise ValueError(f"tie: {tie!r} is not allowed with against; allowed: 'first' (an NSolution "
                              "given in against plays its own tie order)")
-        return _solve_against(variant, n, objective, against, seat, tol, max_iter, stall)
+        return wait_for(_solve_against, variant, n, objective, against, seat, tol, max_iter, stall)
     return _equilibrium(variant, n, objective, float(tol), int(max_iter), int(stall), bool(certify), tie)
 
 

@@ -18,8 +18,9 @@ One solve for processes side by side: a solver that misses an entry takes the en
 (:func:`solving`, a ``.lock`` file beside it, an advisory ``flock``) and looks again before it
 solves, so a second process asking the same solution waits for the first one's and reads it
 instead of solving it too (two terminals asking for the 4-player game, the test suite's two
-workers). A lock is released when its process ends, however it ends; where ``flock`` does not
-exist (Windows) or the folder cannot be written, each process solves on its own, as before.
+workers), and says so on stderr when it has to wait. A lock is released when its process ends,
+however it ends; where ``flock`` does not exist (Windows) or the folder cannot be written, each
+process solves on its own, as before.
 
 A cache that cannot lie: the verification hook
 ----------------------------------------------
@@ -52,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from .._util.atomic import atomic_path
+from .._util.waiting import say, speaker, unstoppable
 
 try:
     import fcntl
@@ -167,13 +169,17 @@ def store(key: str, arrays: dict, meta: dict) -> None:
     path = _path(key)
     if path is None:
         return
-    try:
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as f:
-                np.savez(f, __key__=np.frombuffer(key.encode(), dtype=np.uint8),
-                         __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
-    except OSError:
-        pass
+    # a command stopped by a signal ends its process when this write is done, and starts no other
+    with unstoppable() as allowed:
+        if not allowed:
+            return
+        try:
+            with atomic_path(path) as tmp:
+                with open(tmp, "wb") as f:
+                    np.savez(f, __key__=np.frombuffer(key.encode(), dtype=np.uint8),
+                             __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+        except OSError:
+            pass
 
 
 @contextmanager
@@ -188,7 +194,12 @@ def solving(key: str) -> Iterator[None]:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # another process is solving it: never a silent wait
+                say(f"{speaker()}: another process is solving the same game; waiting for its solution (to read "
+                    "it from the disk cache) ...")
+                fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError:  # a folder that cannot be written: no lock, as without the cache
             if fd is not None:
                 os.close(fd)
