@@ -167,7 +167,8 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     t0 = time.perf_counter()
     first = nplayer.FIRST_SOLVE.get(n, "hours")
     with notice_after(f"solve: solving {variant.describe()} at {n} players exactly, then certifying the "
-                      f"equilibrium ({first} on 2 cores the first time; then read from the disk cache in seconds) ..."):
+                      f"equilibrium ({first} on 2 cores the first time; then read from the disk cache and checked in "
+                      "about half that) ..."):
         sol = solve_exact(variant, n, args.objective)
     seconds = time.perf_counter() - t0
     out = _head(variant, n, args.objective, "equilibrium")

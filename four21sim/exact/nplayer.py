@@ -97,7 +97,8 @@ FIRST_SOLVE = {3: "under a minute", 4: "about 2 minutes (classic: half an hour)"
                6: "about an hour"}
 """What the first solve of a preset costs, with its certificate and numba's first compile, on a
 2-core machine (results/nplayer/REPORT.md): the commands say it before they wait, and the docs
-quote it; later solves of the same rules read the disk cache in seconds."""
+quote it; later solves of the same rules read the disk cache, checked, in about half that
+(docs/nplayer.md, "The stored form and what is checked")."""
 # tokens above which a solve would not fit (memory, or hours), per number of players
 MAX_TOKENS = {2: 60, 3: 40, 4: 21, 5: 15, 6: 11}
 _NH = dice.N_HANDS
@@ -1224,8 +1225,24 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict, ti
     every round solved again from the stored values gives the stored distribution; the
     certificate's ``gain`` satisfies the best responses' equations, or is zero without
     ``certified``; ``residual`` is the one recomputed), and ``converged`` says whether that
-    residual is within ``tol``, the solve's. Its cost is about two passes over the states,
-    next to the solve's many (docs/nplayer.md gives the times).
+    residual is within ``tol``, the solve's. Its cost is two passes over the states: about the
+    solve's charge pass and certificate (docs/nplayer.md gives the times).
+
+    Parameters
+    ----------
+    variant, players, objective, tie
+        The game asked for (as :func:`solve` takes them).
+    entry : dict
+        The arrays of the entry and its ``"__meta__"`` (what :func:`four21sim.exact.store.load` gives).
+    tol : float
+        The solve's ``tol``: ``converged`` must say whether the residual is within it.
+    certified : bool
+        The solve's ``certify``: without it ``gain`` must be zero.
+
+    Returns
+    -------
+    str or None
+        Why the entry is refused, or None.
     """
     sol = from_arrays(variant, entry)
     if sol is None or sol.players != players or sol.objective != objective:
@@ -1254,9 +1271,29 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bo
     gives the stored distribution (and, in the charge, utilities equal to ``basis``); the
     décharge's Bellman residual so recomputed is the stored ``residual`` (``residual``: their
     relative difference); and, ``certified``, ``value + gain`` solves the best responses'
-    equations in every state (one best-response round each: the best response's value is the
-    only fixed point, the game ending with probability 1), else ``gain`` is zero.
-    Returns the largest differences; raises ValueError past ``tol``.
+    equations in every state (one best-response round each, the certificate's own stopping
+    rule: a charge round leads only to smaller pots, so a gain changed in one state fails
+    there), else ``gain`` is zero.
+
+    Parameters
+    ----------
+    sol : NSolution
+    full : bool
+        Also solve every round again (the profile's and, ``certified``, the best responses').
+    tol : float
+        The largest difference allowed.
+    certified : bool
+        Whether ``gain`` is the certificate's (else it must be zero).
+
+    Returns
+    -------
+    dict
+        The largest difference of each check (``sub{k}.`` for the games of fewer players).
+
+    Raises
+    ------
+    ValueError
+        Past ``tol``, naming the checks that fail.
     """
     worst = {}
     for k, sub in sol.subs.items():
