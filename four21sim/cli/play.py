@@ -426,7 +426,7 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
         if args.state else None
     if args.players >= 4 and (args.opponents or "").strip().lower() == "optimal":
         print(f"Solving the {args.players}-player game for the optimal players ({_FIRST_SOLVE.get(args.players, '')} "
-              "the first time, then seconds from the disk cache)...", flush=True)
+              "the first time, then about half that from the disk cache, checked)...", flush=True)
     pols, name = _opponents(args, variant)
     labels = [None if p is None else name if isinstance(name, str) and ":" in name else policy_label(p)
               for p in pols]
@@ -438,7 +438,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     if (args.hint or args.train) and args.players in term.trainer.exact_players:
         term.write("Solving the game for the hints and costs..." if args.players == 2 else
                    f"Solving the game for the hints and costs ({args.players} players: "
-                   f"{_FIRST_SOLVE.get(args.players, '')} the first time, then seconds from the disk cache)...")
+                   f"{_FIRST_SOLVE.get(args.players, '')} the first time, then about half that from the disk "
+                   "cache, checked)...")
         term.trainer.solve()
     status = 0
     try:

@@ -75,8 +75,8 @@ from . import _nplayer_kernels as NK
 from . import store
 
 __all__ = ["OBJECTIVES", "TIE_ORDERS", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate",
-           "verify", "to_arrays", "from_arrays", "verify_entry", "tie_spread", "check_players", "check_objective",
-           "check_tokens", "check_tie", "keep_values", "in_play", "FIRST_SOLVE"]
+           "verify", "to_arrays", "from_arrays", "verify_entry", "ENTRY_FIELDS", "tie_spread", "check_players",
+           "check_objective", "check_tokens", "check_tie", "keep_values", "in_play", "FIRST_SOLVE"]
 
 OBJECTIVES = ("pay", "win")
 TIE_ORDERS = ("first", "last", "next-best", "next-worst")
@@ -98,7 +98,8 @@ FIRST_SOLVE = {3: "under a minute", 4: "about 2 minutes (classic: half an hour)"
                6: "about an hour"}
 """What the first solve of a preset costs, with its certificate and numba's first compile, on a
 2-core machine (results/nplayer/REPORT.md): the commands say it before they wait, and the docs
-quote it; later solves of the same rules read the disk cache in seconds."""
+quote it; later solves of the same rules read the disk cache, checked, in about half that
+(docs/nplayer.md, "The stored form and what is checked")."""
 # tokens above which a solve would not fit (memory, or hours), per number of players
 MAX_TOKENS = {2: 60, 3: 40, 4: 21, 5: 15, 6: 11}
 _NH = dice.N_HANDS
@@ -143,6 +144,17 @@ def _profile_values(game: NG.Game, dist: np.ndarray, objective: str, subs: dict)
     subV = _sub_values(subs, objective)
     every = np.arange(game.size)
     return NG.evaluate(game, dist, NG.constant_part(game, every, dist, objective, subV, False), False)
+
+
+def _rounds_left(game: NG.Game, dist: np.ndarray, subs: dict) -> np.ndarray:
+    """``r[s]``: the expected rounds to the end from each state, the solution of the chain's equations
+    ``r = 1 + P r`` under the outcome distributions ``dist`` (plus the rounds of the games of fewer players
+    a round leads to, theirs)."""
+    const = np.ones((game.size, game.n))
+    for k, sub in subs.items():  # rounds played in the game left
+        there = (game.sub == k) & (game.ended == 0)
+        const[:, 0] += (dist * np.where(there, sub.rounds[np.where(there, game.nxt, 0)], 0.0)).sum(axis=(1, 2, 3))
+    return NG.evaluate(game, dist, const, False, tracked="same")[:, 0]
 
 
 def _decharge_values(game: NG.Game, dist_dech: np.ndarray, objective: str, subs: dict) -> np.ndarray:
@@ -333,11 +345,14 @@ class NSolution:
         ``basis`` (the last iterate), a charge state's against ``value`` in the décharge
         and ``basis`` in the charge.
     iterations, residual, converged
-        The décharge iteration: how many, the Bellman residual of the profile kept, and
-        whether it reached ``tol`` (otherwise it cycled; the certificate judges the profile).
-    br_iterations : int
-        Policy-iteration steps of the best responses (all roles together).
-    seconds, certificate_seconds : float
+        The décharge iteration: how many (None when read from the disk store: the solve's
+        history is not stored), the Bellman residual of the profile kept, and whether it
+        reached ``tol`` (otherwise it cycled; the certificate judges the profile).
+    br_iterations : int or None
+        Policy-iteration steps of the best responses (all roles together); None when read
+        from the disk store.
+    seconds, certificate_seconds : float or None
+        The times of the solve and of its certificate; None when read from the disk store.
     subs : dict
         The games of k players left (k < players) under ``end = last_holder``.
     dist : ndarray
@@ -359,12 +374,12 @@ class NSolution:
     rounds: np.ndarray
     gain: np.ndarray
     basis: np.ndarray
-    iterations: int
+    iterations: int | None
     residual: float
     converged: bool
-    br_iterations: int
-    seconds: float
-    certificate_seconds: float
+    br_iterations: int | None
+    seconds: float | None
+    certificate_seconds: float | None
     subs: dict
     dist: np.ndarray
     info: dict = field(default_factory=dict)
@@ -496,11 +511,7 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
     game, rounds, basis, V, dist, it, residual, converged, timings = _solve_profile(
         variant, n, objective, tol, max_iter, stall, subs, tie)
     values = {o: _profile_values(game, dist, o, subs) for o in OBJECTIVES}
-    const = np.ones((game.size, n))
-    for k, sub in subs.items():  # rounds played in the game left
-        there = (game.sub == k) & (game.ended == 0)
-        const[:, 0] += (dist * np.where(there, sub.rounds[np.where(there, game.nxt, 0)], 0.0)).sum(axis=(1, 2, 3))
-    rounds_left = NG.evaluate(game, dist, const, False, tracked="same")[:, 0]
+    rounds_left = _rounds_left(game, dist, subs)
     seconds = time.perf_counter() - t0
     t1 = time.perf_counter()
     gain = np.zeros((game.size, n))
@@ -532,7 +543,8 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
                           max_iter=max_iter, stall=stall, certify=certify, tie=tie, format=FORMAT,
                           code=store.code_hash(_CODE))
     def stored() -> NSolution | None:
-        hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry, tie))
+        hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry, tie, tol=tol,
+                                                                  certified=certify))
         sol = None if hit is None else from_arrays(variant, hit)
         return sol if sol is not None and sol.tie == tie else None
 
@@ -544,8 +556,8 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
         if sol is None:
             what = f"{variant.describe()} at {n} players exactly" + (", then certifying the equilibrium" * certify)
             how_long = f"{FIRST_SOLVE.get(n, 'hours')} on 2 cores " + (
-                "the first time; then read from the disk cache in seconds" if store.cache_dir() is not None
-                else "each time: the disk cache is off")
+                "the first time; then read from the disk cache and checked in about half that"
+                if store.cache_dir() is not None else "each time: the disk cache is off")
             with solving(what, how_long):  # every caller's notice (advise, play, env, ...)
                 sol = wait_for(_solve_equilibrium, variant, n, objective, tol, max_iter, stall, certify, tie)
             store.store(key, *to_arrays(sol))
@@ -1123,10 +1135,26 @@ def tie_spread(sol: NSolution) -> np.ndarray:
 
 
 # ====================================================================== stored form
-FORMAT = 1  # bump when the stored form changes: older entries are then refused
+FORMAT = 2  # bump when the stored form changes: older entries are then refused
 _ARRAYS = ("value", "p_pay", "p_win", "rounds", "gain", "basis")
-_SCALARS = ("players", "objective", "tie", "iterations", "residual", "converged", "br_iterations", "seconds",
-            "certificate_seconds")
+_SCALARS = ("players", "objective", "tie", "residual", "converged")
+ENTRY_FIELDS = {
+    "states": "equal to the game's states (role_states), else refused (from_arrays)",
+    "dist_index, dist_prob": "distributions (non-negative, each state's summing to 1); every round solved again "
+                             "from the values its choices were made against gives them (verify, full)",
+    "value, p_pay, p_win": "the chain's exact values under dist (verify)",
+    "rounds": "the solution of the chain's equations r = 1 + P r under dist (verify)",
+    "basis": "every round solved again from it gives dist; in the charge it is the utilities that round gives "
+             "(verify, full)",
+    "gain": "value + gain is a fixed point of every role's best-response round in every state (the best "
+            "response's Bellman equations); zero without the certificate (verify, full)",
+    "residual": "recomputed: the largest move of one décharge round solved against basis (verify, full)",
+    "converged": "recomputed: residual <= the solve's tol (verify_entry)",
+    "players, objective, tie, options, format, dist_shape, subs": "equal to what the game asked for, else refused",
+    "iterations, br_iterations, seconds, certificate_seconds, info": "not stored (the solve's history): None",
+}
+"""What an entry holds (in the games of fewer players too, under ``sub{k}.``) and how each field is
+checked when read (docs/nplayer.md, "The stored form and what is checked")."""
 
 
 def to_arrays(sol: NSolution, prefix: str = "") -> tuple[dict, dict]:
@@ -1135,6 +1163,8 @@ def to_arrays(sol: NSolution, prefix: str = "") -> tuple[dict, dict]:
     What decides every decision is stored (``basis`` and ``value``: each state's choices
     are recomputed from them, see :meth:`NSolution.keep`), with the outcome distributions
     as sparse (index, probability) pairs, from which :func:`verify` recomputes the values.
+    Every field is checked when read (:data:`ENTRY_FIELDS`); the solve's history
+    (``iterations``, timings) cannot be, and is not stored.
     """
     arrays = {prefix + k: np.asarray(getattr(sol, k)) for k in _ARRAYS}
     arrays[prefix + "states"] = np.array([(pot,) + tuple(t) for pot, t in sol.states], np.int64)
@@ -1142,8 +1172,7 @@ def to_arrays(sol: NSolution, prefix: str = "") -> tuple[dict, dict]:
     nz = np.flatnonzero(flat)
     arrays[prefix + "dist_index"], arrays[prefix + "dist_prob"] = nz.astype(np.int64), flat[nz]
     meta = {k: getattr(sol, k) for k in _SCALARS}
-    meta.update(format=FORMAT, dist_shape=list(sol.dist.shape), options=sol.variant.options(),
-                info={k: v for k, v in sol.info.items() if k != "contexts"}, subs=sorted(sol.subs))
+    meta.update(format=FORMAT, dist_shape=list(sol.dist.shape), options=sol.variant.options(), subs=sorted(sol.subs))
     for k, sub in sol.subs.items():
         a, m = to_arrays(sub, f"{prefix}sub{k}.")
         arrays.update(a)
@@ -1152,7 +1181,11 @@ def to_arrays(sol: NSolution, prefix: str = "") -> tuple[dict, dict]:
 
 
 def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None = None) -> NSolution | None:
-    """The solution stored by :func:`to_arrays`, or None if the entry does not fit the game."""
+    """The solution stored by :func:`to_arrays`, or None if the entry does not fit the game.
+
+    It is not verified here (:func:`verify_entry` does); its ``iterations``, ``br_iterations``,
+    ``seconds`` and ``certificate_seconds`` are None (not stored), ``info`` says ``from_cache``.
+    """
     meta = z["__meta__"] if meta is None else meta
     try:
         n = int(meta["players"])
@@ -1161,8 +1194,14 @@ def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None =
         states = [(int(r[0]), tuple(int(x) for x in r[1:])) for r in z[prefix + "states"]]
         if states != NG.role_states(variant.tokens, n):
             return None
+        # the games of fewer players this one leads to: exactly those (a missing one would be read as nothing)
+        if list(meta["subs"]) != (list(range(2, n)) if variant.end == "last_holder" else []):
+            return None
+        if not isinstance(meta["converged"], bool) or not isinstance(meta["residual"], (int, float)):
+            return None
         arrays = {k: np.asarray(z[prefix + k]) for k in _ARRAYS}
-        if any(arrays[k].shape != (len(states), n) for k in ("value", "p_pay", "p_win", "gain", "basis")):
+        if any(arrays[k].shape != (len(states), n) for k in ("value", "p_pay", "p_win", "gain", "basis")) \
+                or arrays["rounds"].shape != (len(states),):
             return None
         dist = np.zeros(int(np.prod(meta["dist_shape"])))
         dist[z[prefix + "dist_index"]] = z[prefix + "dist_prob"]
@@ -1171,57 +1210,100 @@ def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None =
             return None
         tie = str(meta["tie"])
         check_tie(tie)
+        info = {"from_cache": True, "states": len(states), "decharge_states": sum(pot == 0 for pot, _ in states)}
         return NSolution(variant, n, str(meta["objective"]), states, arrays["value"], arrays["p_pay"],
-                         arrays["p_win"], arrays["rounds"], arrays["gain"], arrays["basis"], int(meta["iterations"]),
-                         float(meta["residual"]), bool(meta["converged"]), int(meta["br_iterations"]),
-                         float(meta["seconds"]), float(meta["certificate_seconds"]), subs,
-                         dist.reshape(meta["dist_shape"]), {**meta["info"], "from_cache": True}, tie)
+                         arrays["p_win"], arrays["rounds"], arrays["gain"], arrays["basis"], None,
+                         float(meta["residual"]), meta["converged"], None, None, None, subs,
+                         dist.reshape(meta["dist_shape"]), info, tie)
     except (KeyError, ValueError, TypeError, IndexError):
         return None
 
 
-def verify_entry(variant: Variant, players: int, objective: str, entry: dict, tie: str = "first") -> str | None:
+def verify_entry(variant: Variant, players: int, objective: str, entry: dict, tie: str = "first", *,
+                 tol: float = 1e-13, certified: bool = True) -> str | None:
     """Why a disk-store entry is not a solution of this game (None when it is): the hook of
     :func:`four21sim.exact.store.load`.
 
-    :func:`verify` (the stored values, P(pay), win shares are what the stored outcome
-    distributions give, in the games of fewer players too), finite arrays, and the
-    start state's round solved again from the stored values its choices were made
-    against, under its tie order ``tie``, gives the stored distribution (the decisions are
-    recomputed from them).
+    Every field it serves is checked against the game's equations (:data:`ENTRY_FIELDS`, in the
+    games of fewer players too): it fits the game asked (players, objective, tie order ``tie``,
+    the games of fewer players), its arrays are finite, :func:`verify` with ``full`` holds (the
+    values, P(pay), win shares and rounds are what the chain of the stored distributions gives;
+    every round solved again from the stored values gives the stored distribution; the
+    certificate's ``gain`` satisfies the best responses' equations, or is zero without
+    ``certified``; ``residual`` is the one recomputed), and ``converged`` says whether that
+    residual is within ``tol``, the solve's. Its cost is two passes over the states: about the
+    solve's charge pass and certificate (docs/nplayer.md gives the times).
+
+    Parameters
+    ----------
+    variant, players, objective, tie
+        The game asked for (as :func:`solve` takes them).
+    entry : dict
+        The arrays of the entry and its ``"__meta__"`` (what :func:`four21sim.exact.store.load` gives).
+    tol : float
+        The solve's ``tol``: ``converged`` must say whether the residual is within it.
+    certified : bool
+        The solve's ``certify``: without it ``gain`` must be zero.
+
+    Returns
+    -------
+    str or None
+        Why the entry is refused, or None.
     """
     sol = from_arrays(variant, entry)
     if sol is None or sol.players != players or sol.objective != objective:
         return "its arrays do not fit this game"
-    if sol.tie != tie or any(sub.tie != tie for sub in sol.subs.values()):
+    every = [sol, *sol.subs.values()]
+    if any(s.tie != tie for s in every):
         return f"it was solved under another tie order than {tie!r}"
-    if any(not np.isfinite(getattr(sol, k)).all() for k in _ARRAYS + ("dist",)):
+    if any(not np.isfinite(getattr(s, k)).all() for s in every for k in _ARRAYS + ("dist", "residual")):
         return "it holds values that are not finite"
     try:
-        verify(sol)
+        verify(sol, full=True, certified=certified)
     except ValueError as exc:
         return str(exc)
-    game = NG.role_game(variant, players)
-    s = sol.start
-    S = NG.succ(game, s, sol.choice_values(), _sub_values(sol.subs, sol.objective), sol.objective)
-    d = NG.Rounds(game, tie=check_tie(tie)).run(np.array([s]), S[None], players, want_dist=True)[1]
-    if np.abs(d[0] - sol.dist[s]).max() > 1e-11:
-        return "its profile is not the one its stored values give"
+    if any(s.converged != (s.residual <= tol) for s in every):
+        return f"its converged flag does not say whether its residual is within {tol:g}"
     return None
 
 
-def verify(sol: NSolution, full: bool = False, tol: float = 1e-11) -> dict:
+def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bool = True) -> dict:
     """Check that a (stored) solution is what its profile gives: a cache that cannot lie.
 
     Cheap: the outcome distributions are distributions, and one exact evaluation of
-    the game's chain under them gives the stored values, P(pay), win shares and rounds
-    (games of fewer players first). ``full``: also every round solved again from the
-    values its choices were made against gives the stored distribution (the cost of one
-    pass over the states). Returns the largest differences; raises ValueError past ``tol``.
+    the game's chain under them gives the stored values, P(pay), win shares and expected
+    rounds (games of fewer players first). ``full``, the cost of about two passes over the
+    states: also every round solved again from the values its choices were made against
+    gives the stored distribution (and, in the charge, utilities equal to ``basis``); the
+    décharge's Bellman residual so recomputed is the stored ``residual`` (``residual``: their
+    relative difference); and, ``certified``, ``value + gain`` solves the best responses'
+    equations in every state (one best-response round each, the certificate's own stopping
+    rule: a charge round leads only to smaller pots, so a gain changed in one state fails
+    there), else ``gain`` is zero.
+
+    Parameters
+    ----------
+    sol : NSolution
+    full : bool
+        Also solve every round again (the profile's and, ``certified``, the best responses').
+    tol : float
+        The largest difference allowed.
+    certified : bool
+        Whether ``gain`` is the certificate's (else it must be zero).
+
+    Returns
+    -------
+    dict
+        The largest difference of each check (``sub{k}.`` for the games of fewer players).
+
+    Raises
+    ------
+    ValueError
+        Past ``tol``, naming the checks that fail.
     """
     worst = {}
     for k, sub in sol.subs.items():
-        worst.update({f"sub{k}.{key}": x for key, x in verify(sub, full, tol).items()})
+        worst.update({f"sub{k}.{key}": x for key, x in verify(sub, full, tol, certified).items()})
     game = NG.role_game(sol.variant, sol.players)
     if sol.dist.shape != (game.size, game.n, game.n, game.P) or (sol.dist < 0).any():
         raise ValueError("solution: its outcome distributions do not fit the game")
@@ -1230,16 +1312,41 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11) -> dict:
     worst["value"] = float(np.abs(X[sol.objective] - sol.value).max())
     worst["p_pay"] = float(np.abs(1 - X["pay"] - sol.p_pay).max())
     worst["p_win"] = float(np.abs(X["win"] - sol.p_win).max())
+    worst["rounds"] = float(np.abs(_rounds_left(game, sol.dist, sol.subs) - sol.rounds).max())
     if full:
-        rounds = NG.Rounds(game, tie=check_tie(sol.tie))
-        subV = _sub_values(sol.subs, sol.objective)
-        for group in [game.decharge()] + game.charge_groups():
-            if len(group):
-                S = NG.succs(game, group, sol.choice_values(), subV, sol.objective)
-                worst["dist"] = max(worst.get("dist", 0.0),
-                                    float(np.abs(rounds.run(group, S, sol.players, want_dist=True)[1]
-                                                 - sol.dist[group]).max()))
+        worst.update(_full_check(sol, game, certified))
     bad = {k: x for k, x in worst.items() if not x <= tol}
     if bad:
         raise ValueError(f"solution: does not hold; differences {bad} above {tol:g}")
+    return worst
+
+
+def _full_check(sol: NSolution, game: NG.Game, certified: bool) -> dict:
+    """The largest differences of :func:`verify`'s ``full`` check (one pass of the profile's rounds
+    and one of the best responses' over every state)."""
+    worst = {"dist": 0.0, "basis": 0.0, "gain": 0.0}
+    rounds = NG.Rounds(game, tie=check_tie(sol.tie))
+    subV = _sub_values(sol.subs, sol.objective)
+    subW = _sub_values(sol.subs, sol.objective, "best_value")
+    W = sol.best_value
+    dech = game.decharge()
+    residual = 0.0
+    # the décharge was solved against basis (the last iterate), the charge against choice_values
+    # (value in the décharge, basis in the charge), as _solve_profile does
+    for group, against in [(dech, sol.basis)] + [(g, sol.choice_values()) for g in game.charge_groups()]:
+        if not len(group):
+            continue
+        u, d = rounds.run(group, NG.succs(game, group, against, subV, sol.objective), sol.players, want_dist=True)
+        worst["dist"] = max(worst["dist"], float(np.abs(d - sol.dist[group]).max()))
+        moved = float(np.abs(u - sol.basis[group]).max())
+        if group is dech:
+            residual = moved
+        else:
+            worst["basis"] = max(worst["basis"], moved)
+        if certified:
+            w = _br_rounds(game, rounds, group, against, subV, sol.objective, W, subW, False)[0]
+            worst["gain"] = max(worst["gain"], float(np.abs(w - W[group]).max()))
+    if not certified:
+        worst["gain"] = float(np.abs(sol.gain).max())
+    worst["residual"] = 0.0 if residual == sol.residual else abs(residual - sol.residual) / max(residual, 1e-300)
     return worst

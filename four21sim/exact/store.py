@@ -25,16 +25,42 @@ process solves on its own, as before.
 A cache that cannot lie: the verification hook
 ----------------------------------------------
 A well-formed entry under the right key can still be wrong (edited, swapped columns,
-NaN). So the solver that reads an entry passes ``verify`` to :func:`load`: a callable
-that receives the arrays (and ``"__meta__"``) and returns None if they are a solution
-of the game, or a short reason if not. It must be cheap next to the solve and must
-fail for a forged entry: finite values, probabilities in [0, 1] that sum as they must,
-shapes from the key, and a re-verification against the game (one evaluation pass of
-the stored profile: its stored values must satisfy the game's equations for its own
-stored decisions). An entry that fails is reported in one warning (:class:`CacheWarning`),
-deleted, and the caller solves again and stores the new solution. ``verify`` may raise
-any exception: that counts as a failure. The n-player solver's verifier is
-:func:`four21sim.exact.nplayer.verify_entry`.
+NaN, a gain or a length made up). So the solver that reads an entry passes ``verify`` to
+:func:`load`: a callable that receives the arrays (and ``"__meta__"``) and returns None if
+they are a solution of the game, or a short reason if not. An entry that fails is reported
+in one warning (:class:`CacheWarning`), deleted, and the caller solves again and stores the
+new solution. ``verify`` may raise any exception: that counts as a failure.
+
+The rule: every number an entry serves is checked against the game's equations, or is not
+stored. The n-player solver's entries (3 to 6 players, and the games of 2 players it stores:
+``nplayer.solve(v, 2)`` and the games of fewer players under ``end = last_holder``, inside
+the entry under ``sub{k}.``) are checked by :func:`four21sim.exact.nplayer.verify_entry`,
+field by field (:data:`four21sim.exact.nplayer.ENTRY_FIELDS`):
+
+======================================  =================================================================
+field                                   how it is checked when read
+======================================  =================================================================
+``states``                              equal to the game's states
+``dist_index``, ``dist_prob``           distributions; every round solved again from the stored values
+                                        gives them (one pass over the states)
+``value``, ``p_pay``, ``p_win``         the exact values of the chain of those distributions
+``rounds``                              the solution of the chain's equations ``r = 1 + P r``
+``basis``                               every round solved again from it gives the distributions; in
+                                        the charge, the utilities that round gives
+``gain``                                ``value + gain`` satisfies every role's best-response equations
+                                        in every state (one best-response pass); zero uncertified
+``residual``                            recomputed from ``basis`` (one décharge pass): equal
+``converged``                           recomputed: ``residual`` within the solve's ``tol``
+players, objective, tie, options,       equal to what the solve asked for
+format, ``dist_shape``, ``subs``
+iterations, timings, info               not stored (the solve's history cannot be checked): None
+======================================  =================================================================
+
+The cost is two passes of the round kernel over the states (one of the profile, one of the best
+responses): about the solve's charge pass and its certificate, without its décharge iterations
+(docs/nplayer.md gives measured times). The 2-player solver
+(:mod:`four21sim.exact.two_player`) stores nothing on disk (its solutions are kept in the
+process's memory only).
 
 ``FOUR21SIM_CACHE_DIR``: ``~`` is expanded; a folder that cannot be used (a name too
 long, not a folder, not creatable) turns the cache off for the process, with one warning.
