@@ -290,5 +290,6 @@ def test_the_solve_notice_names_the_game_and_says_when_the_disk_cache_is_off(mon
     nplayer._equilibrium.cache_clear()
     what = "super421 with tokens=2 at 3 players exactly, then certifying the equilibrium"
     assert said[0] == (what, "under a minute on 2 cores each time: the disk cache is off"), said
-    assert said[-1][1] == "under a minute on 2 cores the first time; then read from the disk cache and checked in about half that", said
+    assert said[-1][1] == ("under a minute on 2 cores the first time; then read from the disk cache and checked in "
+                           "about half that"), said
     assert said[-1][0].startswith("super421 with tokens=2 at "), said
