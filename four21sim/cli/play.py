@@ -24,6 +24,7 @@ from ..advice.advisor import players_text, wrap_text
 from ..advice.gamelog import game_record, read_log, replay, write_log
 from ..advice.play import Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
+from ..exact import shipped
 from ..exact.nplayer import FIRST_SOLVE as _FIRST_SOLVE
 from ..policies import policy_help
 from ..rules import dice
@@ -288,6 +289,13 @@ class Terminal:
         return k
 
 
+def _when(variant, players: int) -> str:
+    """How long the equilibrium takes to get: seconds where it ships with the package, else its first solve."""
+    if shipped.available(variant, players):
+        return "shipped with the package: seconds"
+    return f"{_FIRST_SOLVE.get(players, '')} the first time, then seconds from the disk cache"
+
+
 def _check(args) -> None:
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise ValueError(f"--players: {args.players} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
@@ -371,8 +379,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     start = parse_state(args.state, args.players, me=args.seat, option="--state").check(variant, "--state") \
         if args.state else None
     if args.players >= 4 and (args.opponents or "").strip().lower() == "optimal":
-        print(f"Solving the {args.players}-player game for the optimal players ({_FIRST_SOLVE.get(args.players, '')} "
-              "the first time, then seconds from the disk cache)...", flush=True)
+        print(f"Solving the {args.players}-player game for the optimal players ({_when(variant, args.players)})...",
+              flush=True)
     pols, name = _opponents(args, variant)
     labels = [None if p is None else name if isinstance(name, str) and ":" in name else policy_label(p)
               for p in pols]
@@ -384,7 +392,7 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     if (args.hint or args.train) and args.players in term.trainer.exact_players:
         term.write("Solving the game for the hints and costs..." if args.players == 2 else
                    f"Solving the game for the hints and costs ({args.players} players: "
-                   f"{_FIRST_SOLVE.get(args.players, '')} the first time, then seconds from the disk cache)...")
+                   f"{_when(variant, args.players)})...")
         term.trainer.solve()
     status = 0
     try:

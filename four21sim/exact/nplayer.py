@@ -525,7 +525,12 @@ _CODE = ("exact/nplayer", "exact/_nplayer_game", "exact/_nplayer_kernels", "exac
 @lru_cache(maxsize=16)
 def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
                  certify: bool, tie: str = "first") -> NSolution:
-    """The equilibrium, from this process's memory, the disk store (verified), or solved and stored."""
+    """The equilibrium, from this process's memory, the package's shipped solutions or the disk store
+    (both verified), or solved and stored."""
+    from .shipped import load  # (a late import: shipped checks what it reads with this module's verifier)
+    sol = load(variant, n, objective, tie, tol=tol, max_iter=max_iter, stall=stall, certify=certify)
+    if sol is not None:
+        return sol
     # the tie order decides the profile: a solution under one order never serves another
     key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
                           max_iter=max_iter, stall=stall, certify=certify, tie=tie, format=FORMAT,
