@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +82,18 @@ def test_every_shipped_file_is_a_preset_game_and_is_package_data():
     assert {f.name for f in files} <= names
     data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["four21sim"]
     assert any(sorted(Path(REPO / "four21sim").glob(g)) == files for g in data), data
+
+
+@pytest.mark.slow
+def test_every_shipped_file_is_read_without_a_warning():
+    # whatever ships (5 and 6 players are added as their solves finish) passes the checks it is read with
+    games = {shipped.path_of(v, n).name: (v, n) for v in PRESETS.values() for n in range(3, 7)}
+    for path in sorted(shipped.FOLDER.glob("*.npz")):
+        v, n = games[path.name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sol = shipped.load(v, n)
+        assert sol is not None and sol.info["from"] == "shipped" and sol.exploitability < 1e-12, path.name
 
 
 @pytest.mark.slow
