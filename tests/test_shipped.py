@@ -250,3 +250,35 @@ def test_solve_at_three_players_from_the_shipped_solution_is_a_fresh_solves(fres
     assert [s["p_pay"] for s in out["seats"]] == pytest.approx(solved.seat_p_pay.tolist(), abs=1e-12)
     assert [s["p_win"] for s in out["seats"]] == pytest.approx(solved.seat_p_win.tolist(), abs=1e-12)
     assert out["expected_rounds"] == pytest.approx(solved.expected_rounds, abs=1e-10)
+
+
+def test_the_build_script_ships_a_store_entry_whatever_its_code_hash(tmp_path, monkeypatch):
+    # a solver's store folder (another checkout's: its key's code hash is not this one's)
+    monkeypatch.syspath_prepend(str(REPO / "experiments"))
+    import ship_solutions
+
+    from four21sim.exact import store
+    v = PRESETS["montreal"]
+    sol = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
+    monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path / "store"))
+    key = store.entry_key("nplayer", options=v.options(), players=3, objective="pay", tol=1e-13, max_iter=200,
+                          stall=10, certify=True, tie="first", format=nplayer.FORMAT, code="0" * 64)
+    store.store(key, *nplayer.to_arrays(sol))
+    written = []
+    for out in (tmp_path / "out", tmp_path / "again"):  # twice: the same bytes
+        assert ship_solutions.main(["--store", str(tmp_path / "store"), "--presets", "montreal", "--players", "3",
+                                    "--out", str(out)]) == 0
+        written.append((out / shipped.path_of(v, 3).name).read_bytes())
+    assert written[0] == written[1]
+    entry = shipped.read(tmp_path / "out" / shipped.path_of(v, 3).name)
+    assert entry["__produced__"]["solver_code"] == "0" * 64 and "store" in entry["__produced__"]["how"]
+    got = nplayer.from_arrays(v, entry)
+    for f in FIELDS:
+        assert np.array_equal(getattr(got, f), getattr(sol, f)), f
+    # an entry whose values were moved is refused, and nothing is written
+    arrays, meta = nplayer.to_arrays(sol)
+    arrays["value"] = arrays["value"] + 1e-9
+    store.store(key, arrays, meta)
+    assert ship_solutions.main(["--store", str(tmp_path / "store"), "--presets", "montreal", "--players", "3",
+                                "--out", str(tmp_path / "out2")]) == 1
+    assert not (tmp_path / "out2").exists() or not list((tmp_path / "out2").iterdir())
