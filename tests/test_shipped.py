@@ -282,3 +282,12 @@ def test_the_build_script_ships_a_store_entry_whatever_its_code_hash(tmp_path, m
     assert ship_solutions.main(["--store", str(tmp_path / "store"), "--presets", "montreal", "--players", "3",
                                 "--out", str(tmp_path / "out2")]) == 1
     assert not (tmp_path / "out2").exists() or not list((tmp_path / "out2").iterdir())
+
+
+def test_a_bad_game_is_named_with_what_is_allowed():
+    with pytest.raises(ValueError, match="variant: 'super421x' is not allowed; allowed: a four21sim.Variant"):
+        shipped.load("super421x", 3)
+    with pytest.raises(ValueError, match="players: 9 is not allowed"):
+        shipped.path_of(PRESETS["super421"], 9)
+    with pytest.raises(ValueError, match="tie: 'middle' is not allowed"):
+        shipped.available(PRESETS["super421"], 3, tie="middle")

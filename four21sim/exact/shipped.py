@@ -42,14 +42,14 @@ from pathlib import Path
 import numpy as np
 
 from .._util.atomic import atomic_path, read_bounded
+from .._util.checks import shown
 from ..rules.variants import PRESETS, Variant
 from . import _nplayer_game as NG
 from . import nplayer
 from .store import MAX_ENTRY_BYTES
 
 __all__ = ["FOLDER", "FORMAT", "SAMPLES", "TOL", "ShippedWarning", "enabled", "game_key", "path_of", "available",
-           "load",
-           "read", "check", "check_solution", "fixed_point", "write"]
+           "load", "read", "check", "check_solution", "fixed_point", "write"]
 
 FOLDER = Path(__file__).resolve().parent / "solutions"
 """Where the shipped solutions are (package data)."""
@@ -104,9 +104,19 @@ def _preset_of(variant: Variant) -> str | None:
     return next((name for name, v in PRESETS.items() if v.options() == variant.options()), None)
 
 
+def _check_game(variant, players, objective, tie) -> None:
+    """The arguments of a game, as :func:`four21sim.exact.nplayer.solve` checks them (ValueError)."""
+    if not isinstance(variant, Variant):
+        raise ValueError(f"variant: {shown(variant)} is not allowed; allowed: a four21sim.Variant")
+    nplayer.check_players(players)
+    nplayer.check_objective(objective)
+    nplayer.check_tie(tie)
+
+
 def path_of(variant: Variant, players: int, objective: str = "pay", tie: str = "first") -> Path | None:
     """Where the shipped solution of a game would be: None unless ``variant`` is a preset at its
-    default options (the file may still be absent)."""
+    default options (the file may still be absent). ValueError for a bad argument."""
+    _check_game(variant, players, objective, tie)
     name = _preset_of(variant)
     return None if name is None else FOLDER / f"{name}-{int(players)}p-{objective}-{tie}.npz"
 
@@ -197,7 +207,13 @@ def load(variant: Variant, players: int, objective: str = "pay", tie: str = "fir
         player count, objective, tie order or solver arguments), when ``FOUR21SIM_SHIPPED`` is
         off, or when the file fails its checks (then with one :class:`ShippedWarning`). Its
         ``info["from"]`` is ``"shipped"``.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument, named with what is allowed.
     """
+    _check_game(variant, players, objective, tie)
     if not enabled() or any(solver.get(k, v) != v for k, v in _defaults().items()):
         return None
     path = path_of(variant, players, objective, tie)
