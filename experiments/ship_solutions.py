@@ -7,7 +7,8 @@ stored there is read back, verified) or, with ``--store DIR``, taken from a solv
 (another checkout's ``FOUR21SIM_CACHE_DIR``, read only: an entry is recognised by its key's game
 and solver arguments, its key's code hash is ignored). Either way it passes the read checks of
 :mod:`four21sim.exact.shipped` (``verify_entry`` and the fixed point) before it is written, and the
-written file is read back and checked again as the package will read it. A game that is not
+written file is read back and checked again as the package will read it, before it takes its
+place (a file that fails is removed). A game that is not
 solved here and not found in ``--store`` is skipped, and said so. Each file records how it was
 produced (``__produced__``: from a solve or a store entry, the solver's code hash, numpy's
 version); the same solution gives the same bytes. Prints each file's size and the total.
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from four21sim._util.atomic import temp_path
 from four21sim.exact import nplayer, shipped, store
 from four21sim.rules.variants import PRESETS
 
@@ -83,6 +85,25 @@ def solved(name: str, n: int):
     return sol, produced
 
 
+def write_checked(path: Path, name: str, n: int, sol, produced: dict) -> int:
+    """Write the file beside ``path``, read it back and check it as the package will, and only then
+    put it in place (a file that fails is removed: nothing half-made is left to ship)."""
+    tmp = temp_path(path, ".checking.npz")
+    try:
+        size = shipped.write(tmp, sol, produced)
+        try:
+            why = shipped.check(PRESETS[name], n, OBJECTIVE, TIE, shipped.read(tmp))
+        except Exception as exc:  # noqa: BLE001  a file that cannot be read back fails as one that reads wrong
+            why = f"it cannot be read back ({type(exc).__name__}: {exc})"
+        if why:
+            raise ValueError(f"{path}: the written file fails its checks ({why})")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return size
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--presets", default=",".join(PLAN), help="comma-separated presets (default: all)")
@@ -113,10 +134,7 @@ def main(argv=None) -> int:
                 else:
                     sol, produced = solved(name, n)
                 path = args.out / shipped.path_of(PRESETS[name], n, OBJECTIVE, TIE).name
-                size = shipped.write(path, sol, produced)
-                why = shipped.check(PRESETS[name], n, OBJECTIVE, TIE, shipped.read(path))  # as the package reads it
-                if why:
-                    raise ValueError(f"{path}: the written file fails its checks ({why})")
+                size = write_checked(path, name, n, sol, produced)
             except ValueError as exc:
                 print(f"{name} {n}p: {exc}", file=sys.stderr)
                 failed += 1

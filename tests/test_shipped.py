@@ -291,3 +291,28 @@ def test_a_bad_game_is_named_with_what_is_allowed():
         shipped.path_of(PRESETS["super421"], 9)
     with pytest.raises(ValueError, match="tie: 'middle' is not allowed"):
         shipped.available(PRESETS["super421"], 3, tie="middle")
+
+
+def test_the_build_script_leaves_no_file_that_fails_its_checks_once_written(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "experiments"))
+    import ship_solutions
+
+    from four21sim.exact import store
+    v = PRESETS["montreal"]
+    sol = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
+    monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path / "store"))
+    key = store.entry_key("nplayer", options=v.options(), players=3, objective="pay", tol=1e-13, max_iter=200,
+                          stall=10, certify=True, tie="first", format=nplayer.FORMAT, code="0" * 64)
+    store.store(key, *nplayer.to_arrays(sol))
+    real = shipped.write
+
+    def damaging(path, *args):  # a writer (or a disk) that damages what it writes
+        size = real(path, *args)
+        Path(path).write_bytes(Path(path).read_bytes()[: size // 2])
+        return size
+
+    monkeypatch.setattr(shipped, "write", damaging)
+    out = tmp_path / "out"
+    assert ship_solutions.main(["--store", str(tmp_path / "store"), "--presets", "montreal", "--players", "3",
+                                "--out", str(out)]) == 1
+    assert not out.exists() or not list(out.iterdir())
