@@ -316,3 +316,16 @@ def test_the_build_script_leaves_no_file_that_fails_its_checks_once_written(tmp_
     assert ship_solutions.main(["--store", str(tmp_path / "store"), "--presets", "montreal", "--players", "3",
                                 "--out", str(out)]) == 1
     assert not out.exists() or not list(out.iterdir())
+
+
+def test_a_damaged_file_is_refused_with_one_warning(fresh, monkeypatch, tmp_path):
+    v = PRESETS["montreal"]
+    name = shipped.path_of(v, 3).name
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    data = (shipped.FOLDER / name).read_bytes()
+    (folder / name).write_bytes(data[: len(data) // 2])
+    monkeypatch.setattr(shipped, "FOLDER", folder)
+    with pytest.warns(shipped.ShippedWarning, match="cannot be read or checked") as seen:
+        assert shipped.load(v, 3) is None
+    assert len(seen) == 1
