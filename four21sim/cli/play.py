@@ -28,6 +28,7 @@ from ..advice.advisor import players_text, wrap_text
 from ..advice.gamelog import check_record, game_record, is_plugin_label, read_log, replay, write_log
 from ..advice.play import MAX_GAME, Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
+from ..exact import shipped
 from ..exact.nplayer import FIRST_SOLVE as _FIRST_SOLVE
 from ..policies import canonical_name, policy_help
 from ..policies.plugin import PluginError, load_plugin
@@ -297,6 +298,13 @@ class Terminal:
         return k
 
 
+def _when(variant, players: int) -> str:
+    """How long the equilibrium takes to get: seconds where it ships with the package, else its first solve."""
+    if shipped.available(variant, players):
+        return "shipped with the package: seconds"
+    return f"{_FIRST_SOLVE.get(players, '')} the first time, then about half that from the disk cache, checked"
+
+
 def _check(args) -> None:
     check_int("--players", args.players, MIN_PLAYERS, MAX_PLAYERS)
     check_int("--seat", args.seat, 0, args.players - 1)
@@ -425,8 +433,8 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     start = parse_state(args.state, args.players, me=args.seat, option="--state").check(variant, "--state") \
         if args.state else None
     if args.players >= 4 and (args.opponents or "").strip().lower() == "optimal":
-        print(f"Solving the {args.players}-player game for the optimal players ({_FIRST_SOLVE.get(args.players, '')} "
-              "the first time, then about half that from the disk cache, checked)...", flush=True)
+        print(f"Solving the {args.players}-player game for the optimal players ({_when(variant, args.players)})...",
+              flush=True)
     pols, name = _opponents(args, variant)
     labels = [None if p is None else name if isinstance(name, str) and ":" in name else policy_label(p)
               for p in pols]
@@ -438,8 +446,7 @@ def main(argv: Sequence[str] | None = None, read: Callable[[str], str] = input) 
     if (args.hint or args.train) and args.players in term.trainer.exact_players:
         term.write("Solving the game for the hints and costs..." if args.players == 2 else
                    f"Solving the game for the hints and costs ({args.players} players: "
-                   f"{_FIRST_SOLVE.get(args.players, '')} the first time, then about half that from the disk "
-                   "cache, checked)...")
+                   f"{_when(variant, args.players)})...")
         term.trainer.solve()
     status = 0
     try:

@@ -19,10 +19,11 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 from .._util.display import wrap_text
 from .._util.waiting import notice_after
-from ..exact import nplayer
+from ..exact import nplayer, shipped
 from ..exact import solve as solve_exact
 from ..exact.leading import lead_summary, lead_summary_n
 from ..exact.nplayer import MAX_PLAYERS, OBJECTIVES
@@ -66,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="2 players: show the follower's table against a leader who stopped on HAND after COUNT throws")
     p.add_argument("--players", default="2", metavar="N",
                    help=f"2 (default: optimal play, with tables) to {MAX_PLAYERS} (an equilibrium and its "
-                        f"certificate; the first solve takes {nplayer.FIRST_SOLVE[4]} at 4 players, then comes "
+                        f"certificate; the presets' equilibria shipped with the package are read in seconds, "
+                        f"any other's first solve takes {nplayer.FIRST_SOLVE[4]} at 4 players, then comes "
                         "from the disk cache)")
     p.add_argument("--against", metavar="P1,P2,...",
                    help="the best response of seat --seat to the other seats playing these, in seat order (one "
@@ -165,7 +167,11 @@ def _analyse3(args, variant, n: int = 3) -> dict:
     st = st.with_leader(0).check(variant, "--state")
     nplayer.check_tokens(variant, n)  # before the solve: a typo costs nothing
     t0 = time.perf_counter()
-    sol = solve_exact(variant, n, args.objective)  # (the solver says what it solves, if it takes a while)
+    reading = shipped.available(variant, n, args.objective)
+    # the solver itself says what it solves, if it takes a while; reading a shipped file is said here
+    with notice_after(f"solve: reading the equilibrium of {variant.describe()} at {n} players shipped with the "
+                      "package and checking it ...") if reading else nullcontext():
+        sol = solve_exact(variant, n, args.objective)
     seconds = time.perf_counter() - t0
     out = _head(variant, n, args.objective, "equilibrium")
     p_pay, p_win, rounds = _state_values3(sol, st)
@@ -177,6 +183,7 @@ def _analyse3(args, variant, n: int = 3) -> dict:
                converged=sol.converged, residual=sol.residual, iterations=sol.iterations,
                br_iterations=sol.br_iterations, seconds=seconds, solve_seconds=sol.seconds,
                certificate_seconds=sol.certificate_seconds, from_cache=bool(sol.info.get("from_cache", False)))
+    out["from"] = sol.info.get("from") or ("cache" if out["from_cache"] else "solved")
     return out
 
 
@@ -203,6 +210,7 @@ def _analyse_against(args, variant, n: int) -> dict:
                converged=bool(br.residual <= 1e-12), residual=br.residual, iterations=br.iterations,
                br_iterations=br.iterations, seconds=seconds, solve_seconds=br.seconds, certificate_seconds=None,
                from_cache=False)
+    out["from"] = "solved"
     return out
 
 
@@ -278,6 +286,7 @@ def _analyse2(args, variant) -> dict:
                exploitability=None, exploitability_any_state=None, converged=True, residual=sol.residual,
                iterations=sol.iterations, br_iterations=None, seconds=seconds, solve_seconds=sol.seconds,
                certificate_seconds=None, from_cache=False)
+    out["from"] = "solved"
     if follower:
         out["follower"] = _follower_block(detail, order, *follower)
     else:
@@ -339,6 +348,10 @@ def _lead_lines(lv: dict | None, players: int) -> list[str]:
 
 
 def _timing(out: dict) -> str:
+    if out["from"] == "shipped":
+        return (f"read from the solutions shipped with the package in {out['seconds']:.1f} s (checked as read; the "
+                f"solve that produced it took {out['solve_seconds']:.1f} s and its certificate "
+                f"{out['certificate_seconds']:.1f} s)")
     if out["from_cache"]:
         # the entry is checked against the game's equations; the stored solve's history is not (not stored)
         return (f"read from the disk cache in {out['seconds']:.1f} s (four21sim.exact.store; every number checked "

@@ -1,7 +1,8 @@
 """Exact results: single-turn odds (:mod:`.odds`), the game solved at 2 players
 (:mod:`.two_player`) and at 2 to 6 players (:mod:`.nplayer`: equilibria, their
 certificates, best responses to tables; :func:`solve` reads it from 3 players), the value of leading
-(:mod:`.leading`), and the disk store of solutions (:mod:`.store`).
+(:mod:`.leading`), the disk store of solutions (:mod:`.store`) and the presets' equilibria
+shipped with the package (:mod:`.shipped`, read by :mod:`.nplayer` before it solves).
 
 :func:`solve` is the one entry point for the game at any player count it reaches.
 This layer reads the rules and nothing above them: it never imports the engine,
@@ -16,4 +17,4 @@ would be solved again once; left as it is.
 from . import leading, odds, store, two_player
 from .game import solve
 
-__all__ = ["odds", "two_player", "nplayer", "leading", "store", "solve"]
+__all__ = ["odds", "two_player", "nplayer", "leading", "store", "shipped", "solve"]

@@ -537,7 +537,12 @@ _CODE = ("exact/nplayer", "exact/_nplayer_game", "exact/_nplayer_kernels", "exac
 @lru_cache(maxsize=16)
 def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
                  certify: bool, tie: str = "first") -> NSolution:
-    """The equilibrium, from this process's memory, the disk store (verified), or solved and stored."""
+    """The equilibrium, from this process's memory, the package's shipped solutions or the disk store
+    (both verified), or solved and stored."""
+    from .shipped import load  # (a late import: shipped checks what it reads with this module's verifier)
+    sol = load(variant, n, objective, tie, tol=tol, max_iter=max_iter, stall=stall, certify=certify)
+    if sol is not None:
+        return sol
     # the tie order decides the profile: a solution under one order never serves another
     key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
                           max_iter=max_iter, stall=stall, certify=certify, tie=tie, format=FORMAT,
@@ -1220,7 +1225,7 @@ def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None =
 
 
 def verify_entry(variant: Variant, players: int, objective: str, entry: dict, tie: str = "first", *,
-                 tol: float = 1e-13, certified: bool = True) -> str | None:
+                 tol: float = 1e-13, certified: bool = True, full: bool = True) -> str | None:
     """Why a disk-store entry is not a solution of this game (None when it is): the hook of
     :func:`four21sim.exact.store.load`.
 
@@ -1244,6 +1249,13 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict, ti
         The solve's ``tol``: ``converged`` must say whether the residual is within it.
     certified : bool
         The solve's ``certify``: without it ``gain`` must be zero.
+    full : bool
+        Every round solved again (the above). ``False``: only the chain's equations (values,
+        P(pay), win shares, rounds) and the start state's round solved again, a fraction of a
+        second: for the solutions shipped with the package (:mod:`four21sim.exact.shipped`),
+        which come with the code itself and are checked for damage and staleness, not forgery
+        (whoever can edit them can edit the code); a disk-cache entry, a file people may send
+        each other, is always read with ``full``.
 
     Returns
     -------
@@ -1259,9 +1271,17 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict, ti
     if any(not np.isfinite(getattr(s, k)).all() for s in every for k in _ARRAYS + ("dist", "residual")):
         return "it holds values that are not finite"
     try:
-        verify(sol, full=True, certified=certified)
+        verify(sol, full=full, certified=certified)
     except ValueError as exc:
         return str(exc)
+    if not full:
+        game = NG.role_game(variant, players)
+        s = sol.start
+        S = NG.succ(game, s, sol.choice_values(), _sub_values(sol.subs, sol.objective), sol.objective)
+        d = NG.Rounds(game, tie=check_tie(tie)).run(np.array([s]), S[None], players, want_dist=True)[1]
+        if np.abs(d[0] - sol.dist[s]).max() > 1e-11:
+            return "its profile is not the one its stored values give"
+        return None
     if any(s.converged != (s.residual <= tol) for s in every):
         return f"its converged flag does not say whether its residual is within {tol:g}"
     return None
