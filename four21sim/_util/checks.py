@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
-__all__ = ["check_int", "check_float", "check_choice", "shown"]
+__all__ = ["check_int", "check_float", "check_choice", "shown", "typed_int", "parse_int"]
 
 SHOWN_CHARS = 60
 """The longest bad value an error message repeats: a million-digit hand or a 50 MB line pasted
 by mistake gives one readable line, not the paste again."""
+
+PATH_CHARS = 240
+"""The longest file name an error message repeats: a real path is shown whole, a paste is not."""
 
 
 def shown(value, limit: int = SHOWN_CHARS) -> str:
@@ -24,6 +28,48 @@ def shown(value, limit: int = SHOWN_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit - 1]}… ({len(text):,} characters)"
+
+
+_TYPED_INT = re.compile(r"[+-]?[0-9]{1,30}")
+"""A number a person types: ASCII digits, an optional sign, at most 30 digits. Python's ``int``
+also takes other scripts' digits (``"٣"``), underscores (``"1_0"``) and thousands of digits;
+a person typing a count, a seat or a pot means none of those, and each command must read the
+same text the same way."""
+
+
+def typed_int(text) -> int | None:
+    """The integer ``text`` writes by the one rule for typed numbers (ASCII digits, an optional
+    sign, surrounding spaces ignored), or None if it writes none."""
+    if not isinstance(text, str):
+        return None
+    t = text.strip()
+    return int(t) if _TYPED_INT.fullmatch(t) else None
+
+
+def parse_int(name: str, text, lo: int | None = None, hi: int | None = None, allowed: str | None = None) -> int:
+    """The integer a person typed for ``name`` (see :func:`typed_int`), in ``[lo, hi]``.
+
+    Parameters
+    ----------
+    name : str
+        What the error names (``"--count"``).
+    text : str
+        The text typed.
+    lo, hi : int, optional
+        The allowed range (inclusive).
+    allowed : str, optional
+        What the error says is allowed (default: the range).
+
+    Raises
+    ------
+    ValueError
+        ``"name: <text> is not allowed; allowed: ..."``, the text shortened by :func:`shown`.
+    """
+    value = typed_int(text)
+    if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ValueError(f"{name}: {shown(text)} is not allowed; allowed: "
+                         f"{allowed or _allowed_range(lo, hi, 'an integer in digits 0-9')}")
+    return value
 
 
 def _allowed_range(lo, hi, what: str) -> str:

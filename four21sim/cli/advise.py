@@ -13,11 +13,12 @@ import json
 import sys
 from collections.abc import Sequence
 
+from .._util.checks import shown, typed_int
 from ..advice.advisor import GAME_PLAYERS, ROLES, ROUND_PLAYERS, Advice, format_advice, players_text
 from ..advice.advisor import advise as _advise
 from ..exact import odds
 from ..rules.state import parse_state
-from ._common import add_variant_options, add_version, run, variant_from_args
+from ._common import add_variant_options, add_version, read_numbers, run, variant_from_args
 
 PROG = "four21sim advise"
 
@@ -67,10 +68,10 @@ def _beat_throws(beat: list[str] | None) -> tuple[list[str] | None, list[int] | 
         hand, sep, f = item.partition(":")
         hands.append(hand.strip())
         if sep:
-            try:
-                throws.append(int(f))
-            except ValueError:
-                raise ValueError(f"--beat: {item!r} is not allowed; allowed: HAND or HAND:THROWS, e.g. 611:2") from None
+            value = typed_int(f)
+            if value is None:
+                raise ValueError(f"--beat: {shown(item)} is not allowed; allowed: HAND or HAND:THROWS, e.g. 611:2")
+            throws.append(value)
         else:
             throws.append(None)
     if all(f is None for f in throws):
@@ -93,22 +94,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beat", metavar="HAND", action="append",
                    help="a hand on the table to beat, e.g. 611 (repeatable or comma-separated; the round "
                         "answer plays against the worst one)")
-    p.add_argument("--count", type=int, metavar="C",
+    p.add_argument("--count", metavar="C",
                    help="a follower: the leader's number of throws (default: the phase's throw limit)")
-    p.add_argument("--throws-left", type=int, default=None, metavar="M",
+    p.add_argument("--throws-left", default=None, metavar="M",
                    help="throws still allowed, 0 to 2 (default: all but the first throw)")
     p.add_argument("--state", metavar="STATE",
                    help="2 players: the tokens in the pot, yours and the opponent's, as pot=P,mine=M,theirs=T"
                         "[,leader=me|them] or POT,MINE,THEIRS (the format of solve and play, docs/advisor.md); "
                         f"adds the game answer, P(win the game), from the exact solver (3 to {GAME_PLAYERS[1]} "
                         "players: see --players)")
-    p.add_argument("--players", type=int, default=2, metavar="N",
+    p.add_argument("--players", default="2", metavar="N",
                    help=f"players at the table, {players_text('round')} (default 2); --beat the hands before you in "
                         "playing order (HAND or HAND:THROWS, the leader's first; the round answer plays against the "
                         f"worst). The game answer takes {players_text('game')}: from 3, --state gives every seat's "
                         "tokens and the leader (pot=P,t0=A,t1=B,...,leader=SEAT) and the game answer is P(pay) of "
                         "each keep, everyone playing the exact equilibrium afterwards")
-    p.add_argument("--seat", type=int, default=0, metavar="S",
+    p.add_argument("--seat", default="0", metavar="S",
                    help="with --players 3 or more and --state: your seat (default 0)")
     p.add_argument("--phase", choices=("charge", "decharge"), default=None,
                    help="the phase whose throw limit applies (default: from --state, else charge)")
@@ -140,11 +141,12 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
     paths written with ``--chart`` (a PDF: one file of every page; a PNG: one file a page).
     """
     args = build_parser().parse_args(argv)
+    read_numbers(args, ("count", "throws_left", "players", "seat"))
     if args.chart is not None:
         if not args.out:
             raise ValueError("--out: --chart needs --out FILE; allowed: a file name ending in .png or .pdf")
         if args.hand is not None:
-            raise ValueError(f"hand: {args.hand!r} is not used with --chart; allowed: --chart VARIANT --out FILE")
+            raise ValueError(f"hand: {shown(args.hand)} is not used with --chart; allowed: --chart VARIANT --out FILE")
         from ..advice.charts import write_cheat_sheet
         return args, [str(p) for p in write_cheat_sheet(args.chart, args.out, overrides=args.overrides)]
     if args.out:
@@ -156,7 +158,7 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
         variant = variant.with_options({"followers": args.followers})
     beat = [t for item in args.beat or [] for t in item.split(",") if t.strip()] or None
     if args.beat is not None and not beat:
-        raise ValueError(f"--beat: {','.join(args.beat)!r} is not allowed; allowed: one or more hands to beat, "
+        raise ValueError(f"--beat: {shown(','.join(args.beat))} is not allowed; allowed: one or more hands to beat, "
                          "e.g. 611 or 611,543")
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from .._util.checks import parse_int, shown, typed_int
 from .._util.display import wrap_text
 from .._util.waiting import notice_after
 from ..exact import nplayer
@@ -84,32 +85,19 @@ def build_parser() -> argparse.ArgumentParser:
 def _parse_follower(text: str, limit: int) -> tuple[int, int]:
     hand_text, _, count_text = text.partition(",")
     hand = dice.parse_hand(hand_text, "--follower")
-    try:
-        count = int(count_text)
-    except ValueError:
-        count = 0
-    if not 1 <= count <= limit:
-        raise ValueError(f"--follower: count {count_text!r} is not allowed; allowed: 1 to {limit} "
+    count = typed_int(count_text)
+    if count is None or not 1 <= count <= limit:
+        raise ValueError(f"--follower: count {shown(count_text)} is not allowed; allowed: 1 to {limit} "
                          "(the leader's throws in this phase)")
     return hand, count
 
 
 def _parse_players(text: str) -> int:
-    try:
-        return nplayer.check_players(int(text))
-    except ValueError:
-        raise ValueError(f"--players: {text!r} is not allowed; allowed: 2 to {MAX_PLAYERS} (the exact solvers)") \
-            from None
+    return parse_int("--players", text, 2, MAX_PLAYERS, allowed=f"2 to {MAX_PLAYERS} (the exact solvers)")
 
 
 def _parse_seat(text: str, players: int) -> int:
-    try:
-        seat = int(text)
-    except ValueError:
-        seat = -1
-    if not 0 <= seat < players:
-        raise ValueError(f"--seat: {text!r} is not allowed; allowed: 0 to {players - 1}")
-    return seat
+    return parse_int("--seat", text, 0, players - 1, allowed=f"0 to {players - 1}")
 
 
 def _parse_against(text: str, players: int) -> list[str]:
@@ -117,7 +105,7 @@ def _parse_against(text: str, players: int) -> list[str]:
     allowed = against_names()
     for name in names:
         if name not in allowed:
-            raise ValueError(f"--against: {name!r} is not allowed; allowed: {', '.join(allowed)}")
+            raise ValueError(f"--against: {shown(name)} is not allowed; allowed: {', '.join(allowed)}")
     if len(names) == 1:
         names = names * (players - 1)
     if len(names) != players - 1:
@@ -159,7 +147,7 @@ def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
 def _analyse3(args, variant, n: int = 3) -> dict:
     """3 players or more: the certified equilibrium of the n-player solver."""
     if args.follower:
-        raise ValueError(f"--follower: {args.follower!r} is not allowed with --players {n}; allowed: only with "
+        raise ValueError(f"--follower: {shown(args.follower)} is not allowed with --players {n}; allowed: only with "
                          "--players 2")
     st = parse_state(args.state, n, option="--state") if args.state else start_state(variant, n)
     st = st.with_leader(0).check(variant, "--state")
@@ -187,7 +175,7 @@ def _analyse_against(args, variant, n: int) -> dict:
     """The exact best response of seat ``--seat`` to the others' play (four21sim.policies.best_response)."""
     for option, value in (("--state", args.state), ("--follower", args.follower)):
         if value:
-            raise ValueError(f"{option}: {value!r} is not allowed with --against; allowed: the start of the game "
+            raise ValueError(f"{option}: {shown(value)} is not allowed with --against; allowed: the start of the game "
                              "(the best response is shown from there)")
     seat = _parse_seat(args.seat, n)
     names = _parse_against(args.against, n)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._util.checks import shown, typed_int
 from . import dice
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
@@ -98,13 +99,12 @@ def start_state(variant: Variant, players: int) -> GameState:
 
 
 def _int(option: str, text: str, raw: str) -> int:
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ValueError(f"{option}: {text!r} is not allowed ({raw.strip()!r} is not a number); "
-                         f"allowed: {STATE_FORMS}") from None
+    value = typed_int(raw)  # the one rule for typed numbers: ASCII digits (not "٣", not "1_0")
+    if value is None:
+        raise ValueError(f"{option}: {shown(text)} is not allowed ({shown(raw.strip())} is not a number "
+                         f"in digits 0-9); allowed: {STATE_FORMS}")
     if value < 0:
-        raise ValueError(f"{option}: {text!r} is not allowed (negative {value}); allowed: {STATE_FORMS}")
+        raise ValueError(f"{option}: {shown(text)} is not allowed (negative {value}); allowed: {STATE_FORMS}")
     return value
 
 
@@ -114,26 +114,27 @@ def _named(text: str, fields: list[str], players: int, me: int, option: str) -> 
         key, sep, raw = f.partition("=")
         key = key.strip().lower()
         if not sep or key in got:
-            raise ValueError(f"{option}: {text!r} is not allowed ({f.strip()!r}: "
+            raise ValueError(f"{option}: {shown(text)} is not allowed ({shown(f.strip())}: "
                              f"{'given twice' if sep else 'no value'}); allowed: {STATE_FORMS}")
         got[key] = raw
     view = {"mine", "theirs"} & set(got)
-    seats = {k for k in got if k[:1] == "t" and k[1:].isdigit()}
+    seats = {k for k in got if k[:1] == "t" and typed_int(k[1:]) is not None and k[1:].isdigit()}
     unknown = set(got) - view - seats - {"pot", "leader"}
     if unknown or "pot" not in got or (view and seats) or (view and view != {"mine", "theirs"}):
-        why = (f"unknown field {sorted(unknown)[0]!r}" if unknown else "no pot" if "pot" not in got
+        why = (f"unknown field {shown(sorted(unknown)[0])}" if unknown else "no pot" if "pot" not in got
                else "mine/theirs mixed with seat numbers" if view and seats else "mine and theirs go together")
-        raise ValueError(f"{option}: {text!r} is not allowed ({why}); allowed: {STATE_FORMS}")
+        raise ValueError(f"{option}: {shown(text)} is not allowed ({why}); allowed: {STATE_FORMS}")
     pot = _int(option, text, got["pot"])
     if view:
         if players != 2:
-            raise ValueError(f"{option}: {text!r} is not allowed (mine/theirs are for 2 players, not {players}); "
-                             "allowed: pot=P,t0=A,t1=B,...")
+            raise ValueError(f"{option}: {shown(text)} is not allowed (mine/theirs are for 2 players, not "
+                             f"{players}); allowed: pot=P,t0=A,t1=B,...")
         tokens = [0, 0]
         tokens[me], tokens[1 - me] = _int(option, text, got["mine"]), _int(option, text, got["theirs"])
     else:
         if {f"t{s}" for s in range(players)} != seats:
-            raise ValueError(f"{option}: {text!r} is not allowed (seats given: {', '.join(sorted(seats)) or 'none'}); "
+            given = shown(", ".join(sorted(seats))).strip("'\"") if seats else "none"
+            raise ValueError(f"{option}: {shown(text)} is not allowed (seats given: {given}); "
                              f"allowed: t0 to t{players - 1}, one per seat")
         tokens = [_int(option, text, got[f"t{s}"]) for s in range(players)]
     leader = None
@@ -159,12 +160,12 @@ def parse_state(text: str, players: int = 2, me: int = 0, option: str = "state")
     """
     fields = [f for f in str(text).split(",")]
     if not text or not str(text).strip() or any(not f.strip() for f in fields):
-        raise ValueError(f"{option}: {text!r} is not allowed; allowed: {STATE_FORMS}")
+        raise ValueError(f"{option}: {shown(text)} is not allowed; allowed: {STATE_FORMS}")
     if any("=" in f for f in fields):
         return _named(str(text), fields, players, me, option)
     numbers = [_int(option, str(text), f) for f in fields]
     if len(numbers) not in (players + 1, players + 2):
-        raise ValueError(f"{option}: {text!r} is not allowed ({len(numbers)} numbers for {players} players); "
+        raise ValueError(f"{option}: {shown(text)} is not allowed ({len(numbers)} numbers for {players} players); "
                          f"allowed: {players + 1} numbers POT,{','.join(f'T{s}' for s in range(players))} "
                          f"or {players + 2} with the leading seat last; or {STATE_FORMS}")
     leader = numbers[players + 1] if len(numbers) == players + 2 else None
@@ -247,16 +248,16 @@ def parse_keep(text: str, hand: int, may_stop: bool = True) -> int:
     digits = [c for c in t if c not in " _,-"]
     if t in ("stop", "s", "keep all", "all") or (len(digits) == 3 and sorted(digits) == sorted(name)):
         if not may_stop:
-            raise ValueError(f"keep: {text.strip()!r} is not allowed here (the 'exact' follower rule: throw again); "
-                             f"allowed: {allowed}")
+            raise ValueError(f"keep: {shown(text.strip())} is not allowed here (the 'exact' follower rule: "
+                             f"throw again); allowed: {allowed}")
         return dice.FULL_KEEP + hand
     if t in ("-", "none", "0", "reroll", "r", "_ _ _"):
         return dice.EMPTY_KEEP
     if not digits or not all(c in "123456" for c in digits) or len(digits) > 3:
-        raise ValueError(f"keep: {text.strip()!r} is not allowed; allowed: {allowed}")
+        raise ValueError(f"keep: {shown(text.strip())} is not allowed; allowed: {allowed}")
     held = list(dice.HANDS[hand])
     for d in (int(c) for c in digits):
         if d not in held:
-            raise ValueError(f"keep: {text.strip()!r} keeps a {d} you do not hold; allowed: {allowed}")
+            raise ValueError(f"keep: {shown(text.strip())} keeps a {d} you do not hold; allowed: {allowed}")
         held.remove(d)
     return dice.keep_index(int(c) for c in digits)
