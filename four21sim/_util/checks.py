@@ -7,7 +7,7 @@ import math
 import numbers
 import re
 
-__all__ = ["check_int", "check_float", "check_choice", "shown", "typed_int", "parse_int"]
+__all__ = ["check_int", "check_seed", "check_float", "check_choice", "shown", "typed_int", "parse_int"]
 
 SHOWN_CHARS = 60
 """The longest bad value an error message repeats: a million-digit hand or a 50 MB line pasted
@@ -92,6 +92,13 @@ def check_int(name: str, value, lo: int | None = None, hi: int | None = None, al
         raise ValueError(f"{name}: {shown(value)} is not allowed; allowed: "
                          f"{allowed or _allowed_range(lo, hi, 'an integer')}")
     return int(value)
+
+
+def check_seed(value, name: str = "seed") -> int:
+    """A seed: an integer from 0 to 2**64 - 1 (the engine's streams are keyed by 64 bits), the one
+    range :func:`four21sim.simulate` and the environments take; ValueError otherwise
+    (-1, 2**64 or 1.5 is a mistake, not a seed to wrap or truncate)."""
+    return check_int(name, value, 0, 2**64 - 1)
 
 
 def check_float(name: str, value, lo: float | None = None, hi: float | None = None, *,

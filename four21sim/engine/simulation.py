@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._util import display as _display
-from .._util.checks import check_int
+from .._util.checks import check_int, check_seed
 from ..policies import Policy, resolve_policies
 from ..policies.contexts import CTX_COMPACT
 from ..rules import dice
@@ -218,7 +218,7 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
     """Check every argument (ValueError naming it) and build the kernels' inputs."""
     players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
     games = check_int("games", games, 1, 2**63 - 1)  # game indices are 64-bit: bounded here, not in first_game
-    seed = check_int("seed", seed, 0, 2**64 - 1)
+    seed = check_seed(seed)
     first_game = check_int("first_game", first_game, 0, 2**63 - 1 - games)
     block = check_int("block", block, 1)
     max_rounds = check_int("max_rounds", max_rounds, 1)
