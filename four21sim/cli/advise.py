@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from .._util.checks import shown, typed_int
-from ..advice.advisor import GAME_PLAYERS, ROLES, ROUND_PLAYERS, Advice, format_advice, players_text
+from ..advice.advisor import GAME_PLAYERS, ROLES, ROUND_PLAYERS, Advice, check_players, format_advice, players_text
 from ..advice.advisor import advise as _advise
+from ..advice.start import StartAnswer, format_start, start_answer
 from ..exact import odds
 from ..rules.state import parse_state
 from ._common import add_variant_options, add_version, read_numbers, run, variant_from_args
@@ -31,6 +32,8 @@ _EPILOG = """examples:
   four21sim advise 631 --players 4 --seat 2 --state pot=0,t0=3,t1=4,t2=2,t3=2,leader=0 --beat 654,521
                                                             # ... and P(pay) of each keep
   four21sim advise --chart super421 --out super421-keeps.pdf   # a printable cheat sheet
+  four21sim advise --throws-left 3                          # no hand: P(421) from the start of a turn
+  four21sim advise --beat 654                               # ... P(beat 654), all three dice to throw
 
 The round answer comes from the exact single-turn odds, at {round} players (it does not
 depend on the tokens); the game answer (with --state) from the exact solvers, at {game}
@@ -87,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "probability of winning the game (2 players) or of paying (3 or more).",
         epilog=_EPILOG.format(round=players_text("round"), game=players_text("game")),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("hand", nargs="?", help="the three dice held, in any order: 631, 6-3-1")
+    p.add_argument("hand", nargs="?", help="the three dice held, in any order: 631, 6-3-1; without a hand, the "
+                                           "chance of the objective from the start of a turn (all three dice to "
+                                           "throw, best keeping after each throw)")
     p.add_argument("--role", choices=ROLES, default=None,
                    help="leader (throws first, may stop any time) or follower (plays to the leader's count); "
                         "default: follower with --beat, else leader")
@@ -97,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count", metavar="C",
                    help="a follower: the leader's number of throws (default: the phase's throw limit)")
     p.add_argument("--throws-left", default=None, metavar="M",
-                   help="throws still allowed, 0 to 2 (default: all but the first throw)")
+                   help="throws still allowed, 0 to 2 (default: all but the first throw); without a hand, the "
+                        "throws of the whole turn, 1 to 3 (default: the round's count)")
     p.add_argument("--state", metavar="STATE",
                    help="2 players: the tokens in the pot, yours and the opponent's, as pot=P,mine=M,theirs=T"
                         "[,leader=me|them] or POT,MINE,THEIRS (the format of solve and play, docs/advisor.md); "
@@ -151,8 +157,6 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
         return args, [str(p) for p in write_cheat_sheet(args.chart, args.out, overrides=args.overrides)]
     if args.out:
         raise ValueError("--out: only used with --chart; allowed: --chart VARIANT --out FILE")
-    if args.hand is None:
-        raise ValueError("hand: missing; allowed: three dice such as 631 (or --chart VARIANT --out FILE)")
     variant = variant_from_args(args)
     if args.followers:
         variant = variant.with_options({"followers": args.followers})
@@ -162,6 +166,8 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
                          "e.g. 611 or 611,543")
     if beat and args.reach:
         raise ValueError("--beat/--reach: give one target, not both")
+    if args.hand is None:
+        return args, _start(args, variant, beat)
     throws, role, count = None, args.role, args.count
     if args.players == 2 and args.seat != 0:
         raise ValueError(f"--seat: {args.seat} is not allowed with --players 2; allowed: --players 3 or more "
@@ -200,25 +206,46 @@ def compute(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Advi
                              throws_left=args.throws_left, count=count, phase=args.phase, state=state,
                              variant=variant, players=args.players)
     except ValueError as exc:
-        # the library names its parameters; the command line names its options
-        msg = str(exc)
-        for name in ("throws_left", "state", "beat", "reach", "objective", "count", "phase", "role", "seat",
-                     "throws", "players"):
-            if msg.startswith(name + ":"):
-                msg = "--" + name.replace("_", "-") + msg[len(name):]
-                break
-        msg = msg.replace("beat=HAND", "--beat HAND").replace("reach=HAND", "--reach HAND")
-        raise ValueError(msg) from None
+        raise ValueError(_option_names(str(exc))) from None
+
+
+def _start(args: argparse.Namespace, variant, beat: list[str] | None) -> StartAnswer:
+    """No hand: the chance of the objective from the start of a turn (``--throws-left``: the throws
+    of the whole turn, the first included)."""
+    if args.state:
+        raise ValueError("--state: the game answer needs the hand held; allowed: a hand such as 631 with --state, "
+                         "or no --state for the chance from the start of a turn")
+    beat, given = _beat_throws(beat)
+    count = args.count if args.count is not None or not given or given[0] is None else given[0]
+    try:
+        check_players(args.players, game=False)  # the answer does not depend on it (one follower, or the worst hand)
+        return start_answer(role=args.role, beat=beat, reach=args.reach, objective=args.objective,
+                            throws=args.throws_left, count=count, phase=args.phase, variant=variant)
+    except ValueError as exc:
+        raise ValueError(_option_names(str(exc))) from None
+
+
+def _option_names(msg: str) -> str:
+    """An error of the library, which names its parameters, naming the command line's options."""
+    for name in ("throws_left", "state", "beat", "reach", "objective", "count", "phase", "role", "seat",
+                 "throws", "players"):
+        if msg.startswith(name + ":"):
+            msg = "--" + name.replace("_", "-") + msg[len(name):]
+            break
+    return msg.replace("beat=HAND", "--beat HAND").replace("reach=HAND", "--reach HAND")
 
 
 def advise(argv: Sequence[str] | None = None) -> dict:
     """The advice for a command line, as the JSON-ready dict ``--json`` prints."""
     _, adv = compute(argv)
-    return adv.to_dict() if isinstance(adv, Advice) else {"chart": adv}
+    return adv.to_dict() if isinstance(adv, (Advice, StartAnswer)) else {"chart": adv}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args, adv = compute(argv)
+    if isinstance(adv, StartAnswer):
+        print(json.dumps(adv.to_dict(), indent=2) if args.json else format_start(adv, show_exact=args.exact))
+        return 0
     if not isinstance(adv, Advice):
         print(f"wrote {', '.join(adv)}")
         return 0
