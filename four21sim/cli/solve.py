@@ -36,6 +36,7 @@ from ._common import add_variant_options, add_version, run, variant_from_args
 PROG = "four21sim solve"
 SCHEMA = "four21sim.solution"
 SCHEMA_VERSION = 1
+DRINKS_HEAD = "   drinks"
 
 _EPILOG = """examples:
   four21sim solve --variant super421
@@ -115,7 +116,11 @@ def _parse_against(text: str, players: int) -> list[str]:
 
 
 def _seats(p_pay: Sequence[float], p_win: Sequence[float]) -> list[dict]:
-    return [{"seat": s, "p_pay": float(a), "p_win": float(b)} for s, (a, b) in enumerate(zip(p_pay, p_win))]
+    """Per seat P(pay), P(win) and the drinks it pays a game beyond its share, n P(pay) - 1 (the README's measure)."""
+    from ..study.fairness import drinks  # the one definition (pandas is imported there: only when printing seats)
+    n = len(p_pay)
+    return [{"seat": s, "p_pay": float(a), "p_win": float(b), "drinks": float(drinks(a, n))}
+            for s, (a, b) in enumerate(zip(p_pay, p_win))]
 
 
 def _state_block(variant, st: GameState, p_pay, p_win, rounds: float) -> dict:
@@ -204,10 +209,11 @@ def _against_lines(out: dict) -> list[str]:
     lines = [f"{out['variant']}, {out['players']} players: the exact best response of seat {out['seat']} "
              f"(it optimises {wants}) against {others}",
              f"solved in {out['solve_seconds']:.2f} s ({out['iterations']} iterations){conv}", "",
-             "  seat   plays                    P(pay)     P(win)", "  " + "-" * 50]
+             f"  seat   plays                    P(pay)     P(win)  {DRINKS_HEAD}", "  " + "-" * 61]
     for r, plays in zip(out["seats"], out["against"]):
         label = "best response" if r["seat"] == out["seat"] else plays
-        lines.append(f"  {r['seat']:<5}  {label:<22}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%")
+        lines.append(f"  {r['seat']:<5}  {label:<22}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%  "
+                     f"{r['drinks']:+9.4f}")
     lines += ["", f"expected rounds = {out['expected_rounds']:.4f}. Seat 0 leads the first round; values are exact "
                   "(no sampling). 'equilibrium': the certified equilibrium of the same objective; 'optimal': the "
                   "one where each minimises its own P(pay)."]
@@ -355,8 +361,11 @@ def format_text(out: dict) -> str:
             if out["players"] == 2 else f"an equilibrium where each player {wants}")
     conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
     lines = [f"{out['variant']}, {out['players']} players, {goal}", _timing(out) + conv, "",
-             "  seat   P(pay)     P(win)", "  " + "-" * 27]
-    lines += [f"  {r['seat']:<5}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%" for r in out["seats"]]
+             f"  seat   P(pay)     P(win)  {DRINKS_HEAD}", "  " + "-" * 38]
+    lines += [f"  {r['seat']:<5}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%  {r['drinks']:+9.4f}"
+              for r in out["seats"]]
+    lines += ["", f"drinks = {out['players']} x P(pay) - 1: the drinks a seat pays a game beyond its share "
+                  "(0 is fair)."]
     win0 = f"P(seat 0 wins) = {100 * out['seats'][0]['p_win']:.4f}%   " if out["players"] == 2 else ""
     lines += ["", f"{win0}expected rounds = {out['expected_rounds']:.4f}. Seat 0 leads the first round; values "
                   "are exact (no sampling)."]
