@@ -40,7 +40,8 @@ def _refused(console, argv, capsys, name: str, longest: int = 300) -> str:
 
 @pytest.mark.parametrize("text,want", [("12", 12), (" 7 ", 7), ("-1", -1), ("+3", 3), ("0", 0),
                                        ("٣", None), ("1_0", None), ("３", None), ("1.0", None), ("", None),
-                                       ("1e3", None), ("0x10", None), ("1" * 31, None), (3, None)])
+                                       ("1e3", None), ("0x10", None), ("1" * 40, int("1" * 40)),
+                                       ("1" * 5000, None), (3, None)])
 def test_the_one_rule_for_typed_numbers(text, want):
     assert typed_int(text) == want
 

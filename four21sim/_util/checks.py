@@ -30,20 +30,25 @@ def shown(value, limit: int = SHOWN_CHARS) -> str:
     return f"{text[:limit - 1]}… ({len(text):,} characters)"
 
 
-_TYPED_INT = re.compile(r"[+-]?[0-9]{1,30}")
-"""A number a person types: ASCII digits, an optional sign, at most 30 digits. Python's ``int``
-also takes other scripts' digits (``"٣"``), underscores (``"1_0"``) and thousands of digits;
-a person typing a count, a seat or a pot means none of those, and each command must read the
-same text the same way."""
+_TYPED_INT = re.compile(r"[+-]?[0-9]+")
+"""A number a person types: ASCII digits with an optional sign. Python's ``int`` also takes
+other scripts' digits (``"٣"``) and underscores (``"1_0"``); a person typing a count, a seat or
+a pot means neither, and each command must read the same text the same way."""
 
 
 def typed_int(text) -> int | None:
     """The integer ``text`` writes by the one rule for typed numbers (ASCII digits, an optional
-    sign, surrounding spaces ignored), or None if it writes none."""
+    sign, surrounding spaces ignored), or None if it writes none (or has more digits than
+    Python converts, 4,300: no range checked after this reaches that far)."""
     if not isinstance(text, str):
         return None
     t = text.strip()
-    return int(t) if _TYPED_INT.fullmatch(t) else None
+    if not _TYPED_INT.fullmatch(t):
+        return None
+    try:
+        return int(t)
+    except ValueError:  # over sys.get_int_max_str_digits()
+        return None
 
 
 def parse_int(name: str, text, lo: int | None = None, hi: int | None = None, allowed: str | None = None) -> int:
