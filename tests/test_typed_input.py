@@ -141,3 +141,14 @@ def test_a_pasted_keep_is_not_repeated():
     with pytest.raises(ValueError) as exc:
         parse_keep("1" * 200_000, dice.parse_hand("421"))
     assert str(exc.value).startswith("keep:") and len(str(exc.value)) < 300
+
+
+def test_a_pasted_policy_name_is_not_repeated():
+    # sweep --lineups, simulate(policies=...) and solve --against name policies typed by a person
+    from four21sim.policies.against import resolve_against
+    from four21sim.policies.registry import canonical_name
+    for call in (lambda: canonical_name("x" * 200_000),
+                 lambda: resolve_against(Variant.from_preset("super421"), 3, ["x" * 200_000, "greedy"])):
+        with pytest.raises(ValueError) as exc:
+            call()
+        assert "200,002 characters" in str(exc.value) and len(str(exc.value)) < 400, str(exc.value)[:400]
