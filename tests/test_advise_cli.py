@@ -165,15 +165,16 @@ def test_bad_input_one_line_exit_2(args):
     assert proc.stdout == ""
 
 
-@pytest.mark.parametrize("args,word", [
-    (["4", "2", "1", "1"], "unrecognized arguments"),
-    (["631", "--throws-left", "x"], "--throws-left"),
+@pytest.mark.parametrize("args,word,usage", [
+    (["4", "2", "1", "1"], "unrecognized arguments", True),
+    # a number option is read by the package's rule for typed numbers (ASCII digits): one line, no usage
+    (["631", "--throws-left", "x"], "--throws-left: 'x' is not allowed", False),
 ])
-def test_argparse_errors(args, word):
+def test_argparse_errors(args, word, usage):
     proc = run_cli(*args)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("usage:")
+    assert proc.stderr.startswith("usage:") == usage
     last = proc.stderr.strip().splitlines()[-1]
     assert "error:" in last and word in last
 
@@ -203,7 +204,7 @@ def test_argparse_errors(args, word):
     (["631", "--role", "leader", "--phase", "decharge", "--state", "11,0,0"], ["--phase", "decharge"]),
     (["631", "--beat", "611", "--count", "2", "--throws-left", "2"], ["--throws-left", "2"]),
     (["--chart", "super421"], ["--out"]),
-    ([], ["hand", "missing"]),
+    (["--state", "0,3,8"], ["--state", "needs the hand"]),  # no hand: the start of a turn, which has no game answer
 ])
 def test_error_messages_name_option_and_value(args, words, capsys):
     from four21sim.cli._common import run
@@ -498,3 +499,72 @@ def test_the_split_of_each_keep_adds_up_to_the_solver_value(args):
 def test_an_answer_without_a_state_says_so():
     adv = advise.advise(["631", "--beat", "611", "--throws-left", "2"])
     assert adv["explanation"].startswith("Round answer only: keep _ _ 1 maximises P(beat 611)")
+
+
+# ------------------------------------------------- no hand: the chance from the start of a turn
+def brute_421_start(throws):
+    """P(421) from the start of a turn of ``throws`` throws, every keep tried, stopping on 421 (enumeration)."""
+    @lru_cache(maxsize=None)
+    def best(h, left):
+        if h == (4, 2, 1):
+            return Fraction(1)
+        if left == 0:
+            return Fraction(0)
+        out = Fraction(0)
+        for keep in {srt(c) for n in range(3) for c in itertools.combinations(h, n)}:
+            new = list(itertools.product(range(1, 7), repeat=3 - len(keep)))
+            out = max(out, sum(best(srt(keep + t), left - 1) for t in new) / Fraction(len(new)))
+        return out
+
+    first = list(itertools.product(range(1, 7), repeat=3))
+    return sum(best(srt(t), throws - 1) for t in first) / Fraction(len(first))
+
+
+def test_the_brute_force_start_agrees_with_the_reference_facts():
+    # the reference facts: 42571/186624 with up to three throws, 6/216 in one throw
+    assert brute_421_start(3) == Fraction(42571, 186624) and brute_421_start(1) == Fraction(6, 216)
+
+
+@pytest.mark.parametrize("args,want", [
+    (["--throws-left", "3"], Fraction(42571, 186624)),  # about 22.8111%
+    ([], Fraction(42571, 186624)),  # the charge's limit: 3 throws
+    (["--throws-left", "1"], Fraction(6, 216)),
+    (["--throws-left", "2"], brute_421_start(2)),
+    (["--objective", "421", "--phase", "decharge", "--variant", "montreal"], None),  # Montreal's décharge limit
+])
+def test_without_a_hand_advise_answers_the_chance_from_the_start_of_a_turn(args, want):
+    out = advise.advise(["--exact", *args])
+    if want is None:
+        from four21sim import Variant
+        want = brute_421_start(Variant.from_preset("montreal").decharge_throws)
+    assert out["hand"] is None and out["start"] and out["objective"] == "421" and out["measure"] == "P(421)"
+    assert Fraction(out["exact"]) == want and out["value"] == pytest.approx(float(want), abs=1e-15)
+
+
+def test_without_a_hand_a_follower_gets_the_chance_to_beat_from_the_start():
+    # super421's followers are 'exact': after the first throw every throw re-throws at least one die
+    opts = {h: max(brute_beat_exact(h, 2, (6, 5, 4)).values())
+            for h in {srt(t) for t in itertools.product(range(1, 7), repeat=3)}}
+    want = sum(opts[srt(t)] for t in itertools.product(range(1, 7), repeat=3)) / Fraction(216)
+    out = advise.advise(["--beat", "654"])
+    assert out["role"] == "follower" and out["followers"] == "exact" and out["throws"] == 3
+    assert Fraction(out["exact"]) == want
+
+
+def test_without_a_hand_the_command_prints_the_chance():
+    proc = run_cli("--throws-left", "3", "--exact")
+    assert proc.returncode == 0, proc.stderr
+    assert "P(421) = 22.81%  (42571/186624)" in proc.stdout and "start of a turn" in proc.stdout
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--state", "0,3,8"], "--state: the game answer needs the hand held"),
+    (["--throws-left", "4"], "--throws-left: 4 is not allowed; allowed: 1 to 3"),
+    (["--throws-left", "0"], "--throws-left: 0 is not allowed"),
+    (["--beat", "611", "--count", "2", "--throws-left", "3"], "--throws-left: 3 is not allowed; allowed: 1 to 2"),
+    (["--role", "leader", "--beat", "611"], "--beat: a leader has no hand to beat"),
+])
+def test_without_a_hand_bad_options_are_named(args, words, capsys):
+    assert advise.console(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and words in err, err

@@ -732,3 +732,44 @@ def test_the_floor_plays_the_engines_games():
     won = [floor.floor_block_engine_stream(seedmix, g, 1) for g in range(games)]
     np.testing.assert_array_equal(np.array(won), (rec.win_mask.to_numpy() == 1).astype(int))
     assert 0.4 < np.mean(won) < 0.7  # both seats win games: the comparison is not vacuous
+
+
+# ------------------------------------------------------- a very long run says so, and early
+_LONG_RUN = """
+import warnings
+from four21sim import simulate
+from four21sim.engine.simulation import LongRunWarning
+warnings.simplefilter("error", LongRunWarning)   # the caller's way to refuse a long run
+simulate("super421", 2, "sec", games=10**12, seed=1, block=1)
+"""
+
+
+def test_a_run_of_10_to_the_12_games_says_its_estimate_after_two_batches():
+    # 10**12 games at even 10**8 games a second is hours: the warning comes after the second batch
+    # (64 games with block=1), and as an error it ends the call. A silent run would hit the timeout.
+    import subprocess
+    proc = subprocess.run([sys.executable, "-c", _LONG_RUN], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1 and "LongRunWarning: simulate: 1,000,000,000,000 games will take about" in proc.stderr
+    assert re.search(r"about [\d,]+ (days|hours) more at this machine's pace \([\d,]+ games a second", proc.stderr)
+
+
+def test_a_short_run_or_one_followed_by_progress_has_no_estimate():
+    import warnings
+
+    from four21sim.engine.simulation import LongRunWarning
+
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def progress(n):
+        calls.append(n)
+        if len(calls) == 3:
+            raise Stop
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LongRunWarning)
+        assert simulate("super421", 2, "sec", games=1000, seed=1, block=1).games == 1000
+        with pytest.raises(Stop):  # the caller sees its own progress: no warning before its third batch
+            simulate("super421", 2, "sec", games=10**12, seed=1, block=1, progress=progress)

@@ -166,3 +166,37 @@ def test_tabulate_chooses_the_context_the_policy_needs():
     T = v.tokens
     assert (table.lead[1 * (T + 1) + 2] == dice.FULL_KEEP + np.arange(dice.N_HANDS)).all()
     assert (table.lead[2 * (T + 1) + 1] == dice.EMPTY_KEEP).all()
+
+
+# the engine's checks (simulate's ranges): each bad value a ValueError naming its argument
+BAD_PLAYERS = [2.5, "3", True, 1, 9, None]
+BAD_SEEDS = [-1, 2**64, 1.5, "3", True]
+
+
+@pytest.mark.parametrize("players", BAD_PLAYERS)
+@pytest.mark.parametrize("make", [E.raw_env, E.SingleAgentEnv], ids=["aec", "single"])
+def test_the_environments_refuse_what_simulate_refuses_players(make, players):
+    with pytest.raises(ValueError, match=r"^players: .* is not allowed; allowed: an integer from 2 to 8$"):
+        make(players=players)
+    with pytest.raises(ValueError, match="^players:"):  # simulate says the same of each
+        simulate("super421", players, games=1)
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+@pytest.mark.parametrize("make", [E.raw_env, E.SingleAgentEnv], ids=["aec", "single"])
+def test_the_environments_refuse_what_simulate_refuses_seeds(make, seed):
+    env = make(players=2)
+    with pytest.raises(ValueError, match=r"^seed: .* is not allowed; allowed: an integer from 0 to \d+$"):
+        env.reset(seed=seed)
+    with pytest.raises(ValueError, match="^seed:"):
+        simulate("super421", 2, games=1, seed=seed)
+    env.reset(seed=2**64 - 1)  # the ends of the range are seeds
+    env.reset(seed=np.uint64(0))
+
+
+@pytest.mark.parametrize("kwargs,name", [(dict(seat=1.5), "seat"), (dict(seat="0"), "seat"), (dict(seat=2), "seat"),
+                                         (dict(seat=-1), "seat"), (dict(reward="drinks"), "reward"),
+                                         (dict(reward=["pay"]), "reward"), (dict(render_mode="human"), "render_mode")])
+def test_the_single_agent_env_names_a_bad_argument(kwargs, name):
+    with pytest.raises(ValueError, match=f"^{name}: .* is not allowed; allowed: "):
+        E.SingleAgentEnv(players=2, **kwargs)

@@ -57,7 +57,7 @@ def test_a_four_player_state_under_last_holder_with_a_player_out_reads_the_game_
     out = analyse(["--set", "tokens=3", "--set", "end=last_holder", "--players", "4", "--state",
                    "pot=0,t0=0,t1=1,t2=1,t3=1,leader=2"])
     seats = out["state"]["seats"]
-    assert seats[0] == {"seat": 0, "p_pay": 0.0, "p_win": 1.0}  # out under last_holder: has won
+    assert seats[0] == {"seat": 0, "p_pay": 0.0, "p_win": 1.0, "drinks": -1.0}  # out under last_holder: has won
     sub = nplayer.solve(Variant.from_preset("super421", ["tokens=3", "end=last_holder"]), 4).subs[3]
     i = sub.states.index((0, (1, 1, 1)))  # seat 2 leads: roles 0, 1, 2 are seats 2, 3, 1
     assert [seats[2]["p_pay"], seats[3]["p_pay"], seats[1]["p_pay"]] == pytest.approx(list(sub.p_pay[i]), abs=1e-15)

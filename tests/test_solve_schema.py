@@ -48,7 +48,7 @@ def test_a_rotated_three_player_state_rotates_the_seats():
         got = [s["p_pay"] for s in out["state"]["seats"]]
         want = [base["state"]["seats"][(s - shift) % 3]["p_pay"] for s in range(3)]
         assert got == pytest.approx(want, abs=1e-12)
-    assert base["state"]["seats"][0] == {"seat": 0, "p_pay": 0.0, "p_win": 1.0}  # out under last_holder: has won
+    assert base["state"]["seats"][0] == {"seat": 0, "p_pay": 0.0, "p_win": 1.0, "drinks": -1.0}  # out: has won
 
 
 def test_the_value_of_leading_is_in_the_text_without_a_signed_lowering():
@@ -83,3 +83,22 @@ def test_the_win_objective_at_two_players_is_said_to_be_the_same_game():
     assert "the same game" in format_text(out)
     pay = analyse(["--set", "tokens=2"])
     assert [s["p_pay"] for s in out["seats"]] == [s["p_pay"] for s in pay["seats"]]
+
+
+def test_solve_prints_drinks_beside_p_pay_and_the_json_has_them():
+    # a seat paying with probability P at a table of n pays n P - 1 drinks a game beyond its share
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "solve", "--players", "3", "--set", "tokens=2"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = re.findall(r"^\s+(\d)\s+(\d+\.\d{4})%\s+(\d+\.\d{4})%\s+([+-]\d+\.\d{4})$", proc.stdout, re.M)
+    assert [int(r[0]) for r in rows] == [0, 1, 2], proc.stdout
+    for _, p, _, d in rows:
+        # P printed to 1e-6 (as a percentage to 4 decimals), drinks to 1e-4: both roundings bound the gap
+        assert abs(float(d) - (3 * float(p) / 100 - 1)) <= 0.5e-4 + 3 * 0.5e-6 + 1e-12
+    out = analyse(["--set", "tokens=2", "--players", "3", "--json"])
+    for seats in (out["seats"], out["state"]["seats"]):
+        for s in seats:
+            assert s["drinks"] == pytest.approx(3 * s["p_pay"] - 1, abs=1e-12)
+    assert sum(s["drinks"] for s in out["seats"]) == pytest.approx(0.0, abs=1e-12)  # one payer a game
+    two = analyse(["--set", "tokens=3", "--json"])
+    assert [s["drinks"] for s in two["seats"]] == pytest.approx([2 * s["p_pay"] - 1 for s in two["seats"]], abs=1e-12)

@@ -550,12 +550,16 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, case):
 
 
 def test_argparse_level_mistake_is_a_usage_error(tmp_path):
-    for bad in (["--games", "abc"], ["--workers", "two"], ["--no-such-option"]):
+    # an unknown option is argparse's usage error; a number option that is not a number is one line
+    # naming it (the package's rule for typed numbers, _util.checks.typed_int)
+    for bad, usage in ((["--games", "abc"], False), (["--workers", "two"], False), (["--no-such-option"], True)):
         res = run_cli([*BASE, *bad, "--out", "out"], tmp_path)
         assert res.returncode == 2
         assert "Traceback" not in res.stderr
-        assert res.stderr.startswith("usage: four21sim sweep")
-        assert res.stderr.strip().splitlines()[-1].startswith("four21sim sweep: error:")
+        assert res.stderr.startswith("usage: four21sim sweep") == usage
+        last = res.stderr.strip().splitlines()[-1]
+        want = "four21sim sweep: error:" if usage else f"sweep: error: {bad[0]}: '{bad[1]}' is not allowed"
+        assert last.startswith(want), res.stderr
         assert not (tmp_path / "out").exists()
     assert list(tmp_path.iterdir()) == []
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .._util.checks import check_int
+from .._util.checks import check_int, shown
 from .._util.display import wrap_text
 from ..exact import nplayer, odds
 from ..rules import dice
@@ -275,7 +275,7 @@ def _check_state(variant: Variant, state) -> tuple[int, int, int]:
     try:
         pot, mine, theirs = (int(x) for x in state)
     except (TypeError, ValueError):
-        raise ValueError(f"state: {state!r} is not allowed; allowed: three integers POT,MINE,THEIRS adding up "
+        raise ValueError(f"state: {shown(state)} is not allowed; allowed: three integers POT,MINE,THEIRS adding up "
                          f"to tokens={variant.tokens}") from None
     if variant.tokens > MAX_SOLVER_TOKENS:
         raise ValueError(f"tokens: {variant.tokens} is too many for the exact solver; "
@@ -337,11 +337,11 @@ def game_keeps(variant: Variant, role: str, hand, throws_left: int, state, leade
                              f"throws; allowed: 0 to {L - 1}")
         return rank_keeps(h, two_player.leader_keep_values(sol, pot, mine, theirs, h, made))
     if role != "follower":
-        raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
+        raise ValueError(f"role: {shown(role)} is not allowed; allowed: {', '.join(ROLES)}")
     hl = odds._as_hand(leader_hand, "beat")
     c = L if count is None else count
     if not 1 <= c <= L:
-        raise ValueError(f"count: {c!r} is not allowed; allowed: 1 to {L} (the leader's throws this round)")
+        raise ValueError(f"count: {shown(c)} is not allowed; allowed: 1 to {L} (the leader's throws this round)")
     made = c - throws_left
     if made < 1:
         raise ValueError(f"throws_left: {throws_left} is not allowed behind a leader who threw {c} time(s); "
@@ -354,19 +354,19 @@ def _situation(v: Variant, h: int, role, targets, objective, state, phase, count
     target_idx = [odds._as_hand(t, "beat") for t in targets]
     role = role or ("follower" if target_idx or objective == "beat" else "leader")
     if role not in ROLES:
-        raise ValueError(f"role: {role!r} is not allowed; allowed: {', '.join(ROLES)}")
+        raise ValueError(f"role: {shown(role)} is not allowed; allowed: {', '.join(ROLES)}")
     if role == "leader" and target_idx:
         raise ValueError("beat: a leader has no hand to beat; allowed: role follower with beat")
     if state is not None:
         state = _check_state(v, state)
         implied = "charge" if state[0] else "decharge"
         if phase is not None and phase != implied:
-            raise ValueError(f"phase: {phase!r} does not match the state (pot {state[0]}: {implied}); "
+            raise ValueError(f"phase: {shown(phase)} does not match the state (pot {state[0]}: {implied}); "
                              f"allowed: {implied}")
         phase = implied
     phase = phase or "charge"
     if phase not in ("charge", "decharge"):
-        raise ValueError(f"phase: {phase!r} is not allowed; allowed: charge, decharge")
+        raise ValueError(f"phase: {shown(phase)} is not allowed; allowed: charge, decharge")
     L = v.throws(phase)
     if count is not None and role == "leader":
         raise ValueError("count: the leader's count is for a follower; a leader's limit comes from the phase")
@@ -440,7 +440,7 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     """
     v = as_variant(variant)
     if not isinstance(v, Variant):
-        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
+        raise ValueError(f"variant: {shown(variant)} is not allowed; allowed: a preset name or a Variant")
     h = odds._as_hand(hand, "hand")
     targets = [beat] if isinstance(beat, str) else list(beat or [])
     check_players(players, game=False)

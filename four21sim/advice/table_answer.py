@@ -10,7 +10,7 @@ playing the certified equilibrium afterwards (each player minimising its own P(p
 
 from __future__ import annotations
 
-from .._util.checks import check_int
+from .._util.checks import check_int, shown
 from ..exact import nplayer, odds
 from ..rules import dice
 from ..rules.state import GameState, Turn
@@ -120,7 +120,7 @@ def explain_table(measure: str, rows: list, game: list, objective: str, hand: in
 def _table_state(v: Variant, state, players: int, seat: int, role: str | None, beat: bool):
     """The n-player state, checked, with its leader (the seat advised when it leads), and the role it implies."""
     if not isinstance(state, GameState) or state.players != players:
-        raise ValueError(f"state: {state!r} is not allowed; allowed: a GameState of {players} seats")
+        raise ValueError(f"state: {shown(state)} is not allowed; allowed: a GameState of {players} seats")
     check_int("seat", seat, 0, players - 1, f"0 to {players - 1}")
     if state.leader is None:
         if role == "follower" or (role is None and beat):
@@ -159,15 +159,15 @@ def advise_table(hand, state, *, players: int, seat: int = 0, role: str | None =
     """
     v = as_variant(variant)
     if not isinstance(v, Variant):
-        raise ValueError(f"variant: {variant!r} is not allowed; allowed: a preset name or a Variant")
+        raise ValueError(f"variant: {shown(variant)} is not allowed; allowed: a preset name or a Variant")
     if not GAME_PLAYERS[0] < players <= GAME_PLAYERS[1]:
-        raise ValueError(f"players: {players!r} is not allowed for the game answer at a table; allowed: 3 to "
+        raise ValueError(f"players: {shown(players)} is not allowed for the game answer at a table; allowed: 3 to "
                          f"{GAME_PLAYERS[1]} (the exact solvers reach {players_text('game')} players)")
     h = odds._as_hand(hand, "hand")
     targets = [beat] if isinstance(beat, str) else list(beat or [])
     state, role = _table_state(v, state, players, seat, role, bool(targets))
     if phase is not None and phase != state.phase:
-        raise ValueError(f"phase: {phase!r} does not match the state (pot {state.pot}: {state.phase}); "
+        raise ValueError(f"phase: {shown(phase)} does not match the state (pot {state.pot}: {state.phase}); "
                          f"allowed: {state.phase}")
     role, target_idx, _, phase, c, throws_left = _situation(v, h, role, targets, objective, None, state.phase, count,
                                                             throws_left)

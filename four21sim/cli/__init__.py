@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from .._util.checks import shown
+
 __all__ = ["main", "COMMANDS"]
 
 # name -> (module, what it answers); the modules are imported only when used
@@ -48,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
         print(_USAGE, file=sys.stderr)
-        print(f"four21sim: error: unknown command {name!r}; allowed: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"four21sim: error: unknown command {shown(name)}; allowed: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     return importlib.import_module(COMMANDS[name][0]).console(rest)
 

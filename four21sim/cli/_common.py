@@ -7,11 +7,23 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from .._util.checks import parse_int
 from ..rules.variants import OPTIONS, PRESETS, Variant
 
 
 class UserError(ValueError):
     """A mistake in what the user asked for: reported in one line, exit status 2."""
+
+
+def read_numbers(args: argparse.Namespace, dests: Sequence[str]) -> None:
+    """Read the number options ``dests`` (given as text: no ``type=int``) by the one rule for typed
+    numbers, :func:`four21sim._util.checks.typed_int` (ASCII digits: ``int`` would also take "٣" and
+    "1_0"); a bad one is a ValueError naming its option, one line, where argparse's own refusal would
+    add its usage. The ranges are checked where the numbers are used."""
+    for dest in dests:
+        value = getattr(args, dest)
+        if isinstance(value, str):
+            setattr(args, dest, parse_int("--" + dest.replace("_", "-"), value))
 
 
 def add_version(parser: argparse.ArgumentParser) -> None:

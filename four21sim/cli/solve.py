@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from contextlib import nullcontext
 
+from .._util.checks import parse_int, shown, typed_int
 from .._util.display import wrap_text
 from .._util.waiting import notice_after
 from ..exact import nplayer, shipped
@@ -36,6 +37,7 @@ from ._common import add_variant_options, add_version, run, variant_from_args
 PROG = "four21sim solve"
 SCHEMA = "four21sim.solution"
 SCHEMA_VERSION = 1
+DRINKS_HEAD = "   drinks"
 
 _EPILOG = """examples:
   four21sim solve --variant super421
@@ -86,32 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
 def _parse_follower(text: str, limit: int) -> tuple[int, int]:
     hand_text, _, count_text = text.partition(",")
     hand = dice.parse_hand(hand_text, "--follower")
-    try:
-        count = int(count_text)
-    except ValueError:
-        count = 0
-    if not 1 <= count <= limit:
-        raise ValueError(f"--follower: count {count_text!r} is not allowed; allowed: 1 to {limit} "
+    count = typed_int(count_text)
+    if count is None or not 1 <= count <= limit:
+        raise ValueError(f"--follower: count {shown(count_text)} is not allowed; allowed: 1 to {limit} "
                          "(the leader's throws in this phase)")
     return hand, count
 
 
 def _parse_players(text: str) -> int:
-    try:
-        return nplayer.check_players(int(text))
-    except ValueError:
-        raise ValueError(f"--players: {text!r} is not allowed; allowed: 2 to {MAX_PLAYERS} (the exact solvers)") \
-            from None
+    return parse_int("--players", text, 2, MAX_PLAYERS, allowed=f"2 to {MAX_PLAYERS} (the exact solvers)")
 
 
 def _parse_seat(text: str, players: int) -> int:
-    try:
-        seat = int(text)
-    except ValueError:
-        seat = -1
-    if not 0 <= seat < players:
-        raise ValueError(f"--seat: {text!r} is not allowed; allowed: 0 to {players - 1}")
-    return seat
+    return parse_int("--seat", text, 0, players - 1, allowed=f"0 to {players - 1}")
 
 
 def _parse_against(text: str, players: int) -> list[str]:
@@ -119,7 +108,7 @@ def _parse_against(text: str, players: int) -> list[str]:
     allowed = against_names()
     for name in names:
         if name not in allowed:
-            raise ValueError(f"--against: {name!r} is not allowed; allowed: {', '.join(allowed)}")
+            raise ValueError(f"--against: {shown(name)} is not allowed; allowed: {', '.join(allowed)}")
     if len(names) == 1:
         names = names * (players - 1)
     if len(names) != players - 1:
@@ -129,7 +118,11 @@ def _parse_against(text: str, players: int) -> list[str]:
 
 
 def _seats(p_pay: Sequence[float], p_win: Sequence[float]) -> list[dict]:
-    return [{"seat": s, "p_pay": float(a), "p_win": float(b)} for s, (a, b) in enumerate(zip(p_pay, p_win))]
+    """Per seat P(pay), P(win) and the drinks it pays a game beyond its share, n P(pay) - 1 (the README's measure)."""
+    from ..study.fairness import drinks  # the one definition (pandas is imported there: only when printing seats)
+    n = len(p_pay)
+    return [{"seat": s, "p_pay": float(a), "p_win": float(b), "drinks": float(drinks(a, n))}
+            for s, (a, b) in enumerate(zip(p_pay, p_win))]
 
 
 def _state_block(variant, st: GameState, p_pay, p_win, rounds: float) -> dict:
@@ -161,7 +154,7 @@ def _state_values3(sol, st: GameState) -> tuple[list, list, float]:
 def _analyse3(args, variant, n: int = 3) -> dict:
     """3 players or more: the certified equilibrium of the n-player solver."""
     if args.follower:
-        raise ValueError(f"--follower: {args.follower!r} is not allowed with --players {n}; allowed: only with "
+        raise ValueError(f"--follower: {shown(args.follower)} is not allowed with --players {n}; allowed: only with "
                          "--players 2")
     st = parse_state(args.state, n, option="--state") if args.state else start_state(variant, n)
     st = st.with_leader(0).check(variant, "--state")
@@ -191,7 +184,7 @@ def _analyse_against(args, variant, n: int) -> dict:
     """The exact best response of seat ``--seat`` to the others' play (four21sim.policies.best_response)."""
     for option, value in (("--state", args.state), ("--follower", args.follower)):
         if value:
-            raise ValueError(f"{option}: {value!r} is not allowed with --against; allowed: the start of the game "
+            raise ValueError(f"{option}: {shown(value)} is not allowed with --against; allowed: the start of the game "
                              "(the best response is shown from there)")
     seat = _parse_seat(args.seat, n)
     names = _parse_against(args.against, n)
@@ -221,10 +214,11 @@ def _against_lines(out: dict) -> list[str]:
     lines = [f"{out['variant']}, {out['players']} players: the exact best response of seat {out['seat']} "
              f"(it optimises {wants}) against {others}",
              f"solved in {out['solve_seconds']:.2f} s ({out['iterations']} iterations){conv}", "",
-             "  seat   plays                    P(pay)     P(win)", "  " + "-" * 50]
+             f"  seat   plays                    P(pay)     P(win)  {DRINKS_HEAD}", "  " + "-" * 61]
     for r, plays in zip(out["seats"], out["against"]):
         label = "best response" if r["seat"] == out["seat"] else plays
-        lines.append(f"  {r['seat']:<5}  {label:<22}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%")
+        lines.append(f"  {r['seat']:<5}  {label:<22}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%  "
+                     f"{r['drinks']:+9.4f}")
     lines += ["", f"expected rounds = {out['expected_rounds']:.4f}. Seat 0 leads the first round; values are exact "
                   "(no sampling). 'equilibrium': the certified equilibrium of the same objective; 'optimal': the "
                   "one where each minimises its own P(pay)."]
@@ -378,8 +372,11 @@ def format_text(out: dict) -> str:
             if out["players"] == 2 else f"an equilibrium where each player {wants}")
     conv = "" if out["converged"] else f" (NOT converged: residual {out['residual']:.2g})"
     lines = [f"{out['variant']}, {out['players']} players, {goal}", _timing(out) + conv, "",
-             "  seat   P(pay)     P(win)", "  " + "-" * 27]
-    lines += [f"  {r['seat']:<5}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%" for r in out["seats"]]
+             f"  seat   P(pay)     P(win)  {DRINKS_HEAD}", "  " + "-" * 38]
+    lines += [f"  {r['seat']:<5}  {100 * r['p_pay']:7.4f}%  {100 * r['p_win']:7.4f}%  {r['drinks']:+9.4f}"
+              for r in out["seats"]]
+    lines += ["", f"drinks = {out['players']} x P(pay) - 1: the drinks a seat pays a game beyond its share "
+                  "(0 is fair)."]
     win0 = f"P(seat 0 wins) = {100 * out['seats'][0]['p_win']:.4f}%   " if out["players"] == 2 else ""
     lines += ["", f"{win0}expected rounds = {out['expected_rounds']:.4f}. Seat 0 leads the first round; values "
                   "are exact (no sampling)."]

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .._util.checks import parse_int, shown
 from ..policies import POLICY_NAMES
 from ..study.executors import WORKERS_PER_CORE
 from ..study.run import run_sweep
@@ -26,7 +27,7 @@ from ..study.spec import (
     load_study,
     parse_lineup,
 )
-from ._common import Terminated, add_version, run
+from ._common import Terminated, add_version, read_numbers, run
 
 __all__ = ["build_parser", "main", "study_from_args", "run_sweep"]
 
@@ -79,10 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
                         + ", ".join(POLICY_NAMES) + ") or one:SKILLED/HABIT, e.g. greedy,one:optimal/greedy")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE",
                    help="a rule override applied to every variant, e.g. --set tokens=21 (repeatable)")
-    p.add_argument("--games", type=int, metavar="N", help="games per configuration, e.g. 1000000")
-    p.add_argument("--task-games", type=int, metavar="N", help="games per task (unit of work and of resuming)")
-    p.add_argument("--seed", type=int, metavar="S", help="root seed (0 <= S < 2**64), e.g. 421")
-    p.add_argument("--max-rounds", type=int, metavar="N",
+    p.add_argument("--games", metavar="N", help="games per configuration, e.g. 1000000")
+    p.add_argument("--task-games", metavar="N", help="games per task (unit of work and of resuming)")
+    p.add_argument("--seed", metavar="S", help="root seed (0 <= S < 2**64), e.g. 421")
+    p.add_argument("--max-rounds", metavar="N",
                    help="round limit: a game still running after N rounds is a runaway, counted and left out "
                         "of the measures (default 100000)")
     p.add_argument("--undefined", choices=UNDEFINED,
@@ -90,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "skip (drop quietly, listed in manifest.json) or error (refuse the study); default: the "
                         "study's (warn unless it says otherwise)")
     p.add_argument("--name", help="the run's name (default: the study's name); sets the default --out")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
+    p.add_argument("--workers", default=1, metavar="N",
                    help="worker processes with one numba thread each (default 1: this process, numba using "
                         "every core)")
     p.add_argument("--scheduler", metavar="ADDR",
@@ -110,20 +111,18 @@ def _split(text: str | None, option: str) -> list[str] | None:
         return None
     items = [t.strip() for t in text.split(",") if t.strip()]
     if not items:
-        raise ValueError(f"{option}: {text!r} is empty; allowed: a comma-separated list")
+        raise ValueError(f"{option}: {shown(text)} is empty; allowed: a comma-separated list")
     return items
 
 
 def study_from_args(args: argparse.Namespace) -> Study:
+    read_numbers(args, ("games", "task_games", "seed", "max_rounds", "workers"))
     study = load_study(args.config) if args.config else DEFAULT_STUDY
     players = None
     if args.players is not None:
         players = []
         for x in _split(args.players, "--players"):
-            try:
-                players.append(int(x))
-            except ValueError:
-                raise ValueError(f"--players: {x!r} is not allowed; allowed: integers from 2 to 8") from None
+            players.append(parse_int("--players", x, allowed="integers from 2 to 8"))
     if args.policies_old is not None:
         if args.lineups is not None:
             raise ValueError("--policies: the old spelling of --lineups; give one of them, not both")
@@ -146,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     study = study_from_args(args)
     if args.out is not None and (args.out == "" or "\0" in args.out):
-        raise ValueError(f"--out: {args.out!r} is not allowed; allowed: a folder path (without --out: "
+        raise ValueError(f"--out: {shown(args.out)} is not allowed; allowed: a folder path (without --out: "
                          f"results/{study.name})")
     out = Path(args.out) if args.out is not None else Path("results") / study.name
     command = "four21sim sweep" + ("" if argv is None and len(sys.argv) <= 1 else
@@ -162,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143 if isinstance(exc, Terminated) else 130
     except OSError as exc:  # a full disk or a directory gone read-only mid-run: every write is atomic
         where = exc.filename if exc.filename else out
-        print(f"sweep: error: --out: cannot write {str(where)!r} ({exc.strerror or exc}); finished tasks are "
+        print(f"sweep: error: --out: cannot write {shown(str(where))} ({exc.strerror or exc}); finished tasks are "
               "kept: fix it and run the same command again to resume", file=sys.stderr)
         return 2
     if not args.quiet and sys.stdout:  # a closed stdout: the study is written, only its summary has nowhere to go

@@ -11,7 +11,8 @@ at a time needs (:mod:`four21sim.advice.play`) are public names here: the stream
 from . import layout, stats
 from ._kernels import ENGINE_CONTRACT, KIND_TABLE, context, judge
 from ._stream import mix64, new_state, rethrow, start_game, throw3
-from .simulation import SimulationResult, simulate
+from .simulation import LONG_RUN_SECONDS, LongRunWarning, SimulationResult, simulate
 
-__all__ = ["layout", "stats", "simulate", "SimulationResult", "ENGINE_CONTRACT", "KIND_TABLE", "context", "judge",
+__all__ = ["layout", "stats", "simulate", "SimulationResult", "LongRunWarning", "LONG_RUN_SECONDS",
+           "ENGINE_CONTRACT", "KIND_TABLE", "context", "judge",
            "mix64", "new_state", "rethrow", "start_game", "throw3"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._util import display as _display
-from .._util.checks import check_int
+from .._util.checks import check_choice, check_int, check_seed, shown
 from ..policies import Policy, resolve_policies
 from ..policies.contexts import CTX_COMPACT
 from ..rules import dice
@@ -33,9 +34,40 @@ from . import _kernels as K
 from . import layout as Y
 from .stats import Z95, Estimate, equal_shares_test, max_deviation_interval, mean_interval, ratio_interval, wilson
 
-__all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS"]
+__all__ = ["simulate", "SimulationResult", "variant_params", "MAX_PLAYERS", "MIN_PLAYERS", "LongRunWarning",
+           "LONG_RUN_SECONDS"]
 
 DEFAULT_BLOCK = 8192
+
+LONG_RUN_SECONDS = 600.0
+"""A run :func:`simulate` expects to last longer than this (after timing its second batch of
+games) is announced by a :class:`LongRunWarning` with the estimate, unless the caller follows it
+with ``progress``: ``games=10**12`` is days of work, never a silent wait."""
+
+
+class LongRunWarning(UserWarning):
+    """:func:`simulate`'s estimate that the run will last more than :data:`LONG_RUN_SECONDS`.
+
+    A warning, not a refusal: the run goes on. ``warnings.simplefilter("error", LongRunWarning)``
+    turns it into a refusal (the exception stops the run a batch or two in), and Ctrl-C
+    (KeyboardInterrupt) stops a run between two batches."""
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
+def _announce_long_run(games: int, left: int, batch_games: int, batch_seconds: float) -> None:
+    """Warn (:class:`LongRunWarning`) if ``left`` games at the last batch's pace take over :data:`LONG_RUN_SECONDS`."""
+    rate = batch_games / max(batch_seconds, 1e-9)
+    seconds = left / rate
+    if seconds > LONG_RUN_SECONDS:
+        warnings.warn(f"simulate: {games:,} games will take about {_duration(seconds)} more at this machine's pace "
+                      f"({rate:,.0f} games a second over the last {batch_games:,}); interrupt (Ctrl-C) to stop, "
+                      "fewer games for a quicker answer, or progress= to follow it", LongRunWarning, stacklevel=4)
 MAX_RECORD_GAMES = 2_000_000
 RECORD_COLUMNS = list(Y.RECORD_COLUMNS)
 # per-round rates (numerators over all rounds played), with intervals from blocks of games
@@ -168,7 +200,10 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     max_rounds : int
         A game still running after this many rounds is a runaway.
     progress : callable, optional
-        Called with the number of games finished after each batch of blocks.
+        Called with the number of games finished after each batch of blocks. Without it, a
+        run estimated (from the pace of its second batch, the first one may include
+        compiling) to last more than :data:`LONG_RUN_SECONDS` emits a :class:`LongRunWarning`
+        with the estimate, then goes on; a warnings filter ``"error"`` makes that a refusal.
     check_runaway : bool
         Raise RuntimeError if any game ran away (default True).
     counters : {'all', 'results'}
@@ -218,7 +253,7 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
     """Check every argument (ValueError naming it) and build the kernels' inputs."""
     players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
     games = check_int("games", games, 1, 2**63 - 1)  # game indices are 64-bit: bounded here, not in first_game
-    seed = check_int("seed", seed, 0, 2**64 - 1)
+    seed = check_seed(seed)
     first_game = check_int("first_game", first_game, 0, 2**63 - 1 - games)
     block = check_int("block", block, 1)
     max_rounds = check_int("max_rounds", max_rounds, 1)
@@ -226,8 +261,7 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
         raise ValueError(f"games: {games} games with records=True; allowed: at most {MAX_RECORD_GAMES}")
     if threads is not None:
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
-    if not isinstance(counters, str) or counters not in Y.COUNTER_LEVELS:
-        raise ValueError(f"counters: {counters!r} is not allowed; allowed: {', '.join(Y.COUNTER_LEVELS)}")
+    check_choice("counters", counters, Y.COUNTER_LEVELS)
     pols = resolve_policies(variant, players, policies)
     pk, lead, foll, aux, seat_pol = pack_policies(pols)
     sp = np.ascontiguousarray(pk[seat_pol]).ravel()  # seat s's policy: sp[s * N_PK + K_*]
@@ -262,9 +296,10 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
     try:
         if plan.threads is not None:
             numba.set_num_threads(plan.threads)
-        done = 0
+        done = batches = 0
         while done < games:
             n_now = min(per_batch, games - done)
+            t_batch = time.perf_counter()
             blocks = cnt[:math.ceil(n_now / block)]
             blocks[:] = 0
             kernel(seedmix, plan.first_game + done, block, n_now, *plan.kernel_args, blocks, tuple(off.tolist()),
@@ -274,8 +309,11 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
                 b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
                 stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
             done += n_now
+            batches += 1
             if progress is not None:
                 progress(n_now)
+            elif batches == 2:  # the first batch's time may be mostly compiling
+                _announce_long_run(games, games - done, n_now, time.perf_counter() - t_batch)
     finally:
         numba.set_num_threads(old_threads)
         numba.set_parallel_chunksize(old_chunk)
@@ -454,7 +492,7 @@ class SimulationResult:
         and the covariance of that mean, from the per-game sums of products of shares
         (games are independent)."""
         if kind not in ("win", "lose"):
-            raise ValueError(f"kind: {kind!r} is not allowed; allowed: win, lose")
+            raise ValueError(f"kind: {shown(kind)} is not allowed; allowed: win, lose")
         c = self.counters
         N = self.finished
         unit = SHARE_UNIT // np.maximum(np.arange(c[kind].shape[1]), 1)
@@ -522,7 +560,7 @@ class SimulationResult:
         rounds_decharge, swing_round, swing_game, and ``taken``: tokens a player takes in a
         game, one count per player and game); the last bin collects the tail."""
         if which not in DISTRIBUTIONS:
-            raise ValueError(f"which: {which!r} is not allowed; allowed: {', '.join(DISTRIBUTIONS)}")
+            raise ValueError(f"which: {shown(which)} is not allowed; allowed: {', '.join(DISTRIBUTIONS)}")
         h = self.counters[which]
         nz = np.flatnonzero(h)
         upto = nz[-1] + 1 if nz.size else 1

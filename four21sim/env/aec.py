@@ -25,6 +25,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .._util.checks import check_choice, check_int, check_seed
 from ..advice.play import Game
 from ..rules import dice
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, as_variant
@@ -61,13 +62,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
     def __init__(self, variant="super421", players: int = 2, reward: str = "pay", render_mode: str | None = None):
         super().__init__()
         self.variant = as_variant(variant)
-        if not MIN_PLAYERS <= int(players) <= MAX_PLAYERS:
-            raise ValueError(f"players: {players!r} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode: {render_mode!r} is not allowed; allowed: None, human, ansi")
-        self.players, self.reward_kind, self.render_mode = int(players), reward, render_mode
+        # the engine's checks (simulate): players=2.5 or "3" is a mistake, not a number to round
+        players = check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
+        check_choice("reward", reward, REWARDS)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        self.players, self.reward_kind, self.render_mode = players, reward, render_mode
         self.possible_agents = [f"player_{s}" for s in range(self.players)]
         size = observation_size(self.players)
         self.observation_spaces = {a: spaces.Dict({
@@ -95,8 +95,10 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         return {"observation": observe(self.game, s), "action_mask": action_mask(self.game, s)}
 
     def reset(self, seed=None, options=None):
+        """A new game; ``seed`` (0 to 2**64 - 1, as in :func:`four21sim.simulate`) starts a new
+        sequence of games, without it the next game of the sequence."""
         if seed is not None:
-            self._seed, self._index = int(seed) % 2**64, 0
+            self._seed, self._index = check_seed(seed), 0
         elif self._seed is None:
             self._seed, self._index = int.from_bytes(os.urandom(8), "little"), 0
         else:

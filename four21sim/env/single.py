@@ -22,8 +22,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .._util.checks import check_choice, check_int, check_seed
 from ..advice.play import Game, seat_policies
-from ..rules.variants import as_variant
+from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, as_variant
 from .aec import REWARDS
 from .observation import N_ACTIONS, action_mask, observation_size, observe
 
@@ -50,13 +51,12 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, variant="super421", players: int = 2, seat: int = 0, opponents=None, reward: str = "pay",
                  render_mode: str | None = None):
-        self.variant, self.players = as_variant(variant), int(players)
-        if not 0 <= seat < self.players:
-            raise ValueError(f"seat: {seat!r} is not allowed; allowed: 0 to {self.players - 1}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: {render_mode!r} is not allowed; allowed: None, ansi")
+        # the engine's checks (simulate): players=2.5 or "3" is a mistake, not a number to round
+        self.variant, self.players = as_variant(variant), check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
+        seat = check_int("seat", seat, 0, self.players - 1)
+        check_choice("reward", reward, REWARDS)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.seat, self.reward_kind, self.render_mode = seat, reward, render_mode
         self.opponents = opponents or ("optimal" if self.players == 2 else "greedy")
         self.policies = seat_policies(self.variant, self.players, seat, self.opponents)
@@ -85,9 +85,13 @@ class SingleAgentEnv(gymnasium.Env):
         return (-1.0 if self.reward_kind == "pay" else 1.0) / len(who) if self.seat in who else 0.0
 
     def reset(self, *, seed=None, options=None):
+        """A new game; ``seed`` (0 to 2**64 - 1, as in :func:`four21sim.simulate`) starts a new
+        sequence of games, without it the next game of the sequence."""
+        if seed is not None:
+            seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
-            self._seed, self._index = int(seed) % 2**64, 0
+            self._seed, self._index = seed, 0
         elif self._seed is None:
             self._seed, self._index = int.from_bytes(os.urandom(8), "little"), 0
         else:

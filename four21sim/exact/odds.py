@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._util.checks import check_int
+from .._util.checks import check_int, shown
 from ..rules import dice
 
 __all__ = ["OBJECTIVES", "ADVICE_OBJECTIVES", "FOLLOWER_RULES", "TurnOdds", "turn_odds", "keep_advice", "Keep",
@@ -57,10 +57,10 @@ def reward_vector(objective: str, target: int | None = None, ranking: str = "sup
     """Score of each of the 56 final hands under an objective."""
     one, zero = (Fraction(1), Fraction(0)) if exact else (1.0, 0.0)
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective: {objective!r} is not allowed; allowed: {', '.join(OBJECTIVES)}")
+        raise ValueError(f"objective: {shown(objective)} is not allowed; allowed: {', '.join(OBJECTIVES)}")
     if objective in ("beat", "reach"):
         if target is None:
-            raise ValueError(f"target: objective {objective!r} needs a target hand; allowed: a hand such as 611")
+            raise ValueError(f"target: objective {shown(objective)} needs a target hand; allowed: a hand such as 611")
         rank = dice.RANK[dice.ranking_index(ranking)]
         if objective == "beat":
             return [one if rank[h] < rank[target] else zero for h in range(dice.N_HANDS)]
@@ -150,7 +150,7 @@ def _check_throws(throws: int) -> None:
 def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) -> TurnOdds:
     """Solve the single-turn problem for an arbitrary score of the final hand."""
     if followers not in FOLLOWER_RULES:
-        raise ValueError(f"followers: {followers!r} is not allowed; allowed: {', '.join(FOLLOWER_RULES)}")
+        raise ValueError(f"followers: {shown(followers)} is not allowed; allowed: {', '.join(FOLLOWER_RULES)}")
     values = [list(reward)]
     keep_values: list = [[{} for _ in range(dice.N_HANDS)]]
     best_keep: list = [[-1] * dice.N_HANDS]
@@ -248,7 +248,7 @@ def choose_objective(objective: str | None, beat, reach, role: str = "follower")
         objective = "beat" if beat is not None else "reach" if reach is not None else \
             ("round" if role == "leader" else "421")
     if objective not in ADVICE_OBJECTIVES:
-        raise ValueError(f"objective: {objective!r} is not allowed; allowed: {', '.join(ADVICE_OBJECTIVES)}")
+        raise ValueError(f"objective: {shown(objective)} is not allowed; allowed: {', '.join(ADVICE_OBJECTIVES)}")
     if objective in ("beat", "reach"):
         if target_text is None:
             raise ValueError(f"objective: {objective} needs a target hand; allowed: {objective}=HAND")
@@ -383,7 +383,7 @@ def leader_round(ranking: str = "super421", followers: str = "exact", limit: int
     """
     _check_throws(limit)
     if followers not in FOLLOWER_RULES:
-        raise ValueError(f"followers: {followers!r} is not allowed; allowed: {', '.join(FOLLOWER_RULES)}")
+        raise ValueError(f"followers: {shown(followers)} is not allowed; allowed: {', '.join(FOLLOWER_RULES)}")
     rank = dice.RANK[dice.ranking_index(ranking)]
     one, half, zero = (Fraction(1), Fraction(1, 2), Fraction(0)) if exact else (1.0, 0.5, 0.0)
     stop_value = [[zero] * dice.N_HANDS for _ in range(limit)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._util.checks import shown
 from ..rules.variants import Variant
 from .registry import POLICY_NAMES, canonical_name, compile_policy
 from .tables import Policy
@@ -38,7 +39,7 @@ def _one(variant: Variant, players: int, entry, what: str):
         if name in EQUILIBRIUM_NAMES:
             return name
         if name not in POLICY_NAMES:
-            raise ValueError(f"{what}: {entry!r} is not allowed; allowed: {', '.join(against_names())}")
+            raise ValueError(f"{what}: {shown(entry)} is not allowed; allowed: {', '.join(against_names())}")
         return compile_policy(canonical_name(name), variant, players)
     if isinstance(entry, Policy):
         return compile_policy(entry, variant, players)
@@ -50,7 +51,7 @@ def resolve_against(variant: Variant, players: int, against, what: str = "agains
     if isinstance(against, (str, Policy)):
         against = [against] * (players - 1)
     if against is None or not hasattr(against, "__iter__"):
-        raise ValueError(f"{what}: {against!r} is not allowed; allowed: one policy per other seat "
+        raise ValueError(f"{what}: {shown(against)} is not allowed; allowed: one policy per other seat "
                          f"({', '.join(against_names())})")
     return [_one(variant, players, a, what) for a in against]
 

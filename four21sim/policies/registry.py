@@ -50,6 +50,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .._util.checks import shown
 from ..exact import two_player
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
 from . import heuristics as H
@@ -189,7 +190,7 @@ def canonical_name(name: str) -> str:
                       FutureWarning, stacklevel=3)
         key = ALIASES[key]
     if key not in _SPEC:
-        raise ValueError(f"policies: unknown policy {name!r}; allowed: {', '.join(POLICY_NAMES)}")
+        raise ValueError(f"policies: unknown policy {shown(name)}; allowed: {', '.join(POLICY_NAMES)}")
     return key
 
 
@@ -248,7 +249,7 @@ def resolve_policies(variant: Variant, players: int, policies) -> list[Policy]:
     if isinstance(policies, (str, Policy)):
         policies = [policies] * players
     if policies is None or not hasattr(policies, "__iter__"):
-        raise ValueError(f"policies: {policies!r} is not allowed; allowed: a policy name "
+        raise ValueError(f"policies: {shown(policies)} is not allowed; allowed: a policy name "
                          f"({', '.join(POLICY_NAMES)}), a Policy, or one per seat")
     policies = list(policies)
     if len(policies) != players:

@@ -31,6 +31,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._util.checks import shown
+
 __all__ = [
     "HANDS", "N_HANDS", "KEEPS", "N_KEEPS", "FULL_KEEP", "OUTCOME_HAND",
     "CATEGORY", "CATEGORY_NAMES", "RANKINGS", "VALUE_SCHEMES", "RANK", "VALUE",
@@ -151,7 +153,7 @@ def ranking_index(name: str) -> int:
     try:
         return RANKINGS.index(name)
     except ValueError:
-        raise ValueError(f"ranking: unknown ranking {name!r}; allowed: {', '.join(RANKINGS)}") from None
+        raise ValueError(f"ranking: unknown ranking {shown(name)}; allowed: {', '.join(RANKINGS)}") from None
 
 
 def values_index(name: str) -> int:
@@ -159,7 +161,7 @@ def values_index(name: str) -> int:
     try:
         return VALUE_SCHEMES.index(name)
     except ValueError:
-        raise ValueError(f"values: unknown value scheme {name!r}; allowed: {', '.join(VALUE_SCHEMES)}") from None
+        raise ValueError(f"values: unknown value scheme {shown(name)}; allowed: {', '.join(VALUE_SCHEMES)}") from None
 
 
 # ------------------------------------------------------------- hands as text
@@ -189,9 +191,9 @@ def parse_hand(text, option: str = "hand") -> int:
         digits = [ch for ch in str(text) if not ch.isspace() and ch not in "-,/"]
     allowed = "three dice 1..6 in any order, e.g. 421 or 4-2-1"
     if len(digits) != 3:
-        raise ValueError(f"{option}: {text!r} is not a hand of three dice; allowed: {allowed}")
+        raise ValueError(f"{option}: {shown(text)} is not a hand of three dice; allowed: {allowed}")
     if not all(len(d) == 1 and d in "123456" for d in digits):
-        raise ValueError(f"{option}: {text!r} has a die outside 1..6; allowed: {allowed}")
+        raise ValueError(f"{option}: {shown(text)} has a die outside 1..6; allowed: {allowed}")
     return hand_index(int(d) for d in digits)
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._util.checks import shown
+from .._util.checks import shown, typed_int
 from . import dice
 from .variants import MAX_PLAYERS, MIN_PLAYERS, Variant
 
@@ -99,11 +99,10 @@ def start_state(variant: Variant, players: int) -> GameState:
 
 
 def _int(option: str, text: str, raw: str) -> int:
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ValueError(f"{option}: {shown(text)} is not allowed ({shown(raw.strip())} is not a number); "
-                         f"allowed: {STATE_FORMS}") from None
+    value = typed_int(raw)  # the one rule for typed numbers: ASCII digits (not "٣", not "1_0")
+    if value is None:
+        raise ValueError(f"{option}: {shown(text)} is not allowed ({shown(raw.strip())} is not a number "
+                         f"in digits 0-9); allowed: {STATE_FORMS}")
     if value < 0:
         raise ValueError(f"{option}: {shown(text)} is not allowed (negative {value}); allowed: {STATE_FORMS}")
     return value
@@ -119,7 +118,7 @@ def _named(text: str, fields: list[str], players: int, me: int, option: str) -> 
                              f"{'given twice' if sep else 'no value'}); allowed: {STATE_FORMS}")
         got[key] = raw
     view = {"mine", "theirs"} & set(got)
-    seats = {k for k in got if k[:1] == "t" and k[1:].isdigit()}
+    seats = {k for k in got if k[:1] == "t" and typed_int(k[1:]) is not None and k[1:].isdigit()}
     unknown = set(got) - view - seats - {"pot", "leader"}
     if unknown or "pot" not in got or (view and seats) or (view and view != {"mine", "theirs"}):
         why = (f"unknown field {shown(sorted(unknown)[0])}" if unknown else "no pot" if "pot" not in got
@@ -128,13 +127,13 @@ def _named(text: str, fields: list[str], players: int, me: int, option: str) -> 
     pot = _int(option, text, got["pot"])
     if view:
         if players != 2:
-            raise ValueError(f"{option}: {shown(text)} is not allowed (mine/theirs are for 2 players, not {players}); "
-                             "allowed: pot=P,t0=A,t1=B,...")
+            raise ValueError(f"{option}: {shown(text)} is not allowed (mine/theirs are for 2 players, not "
+                             f"{players}); allowed: pot=P,t0=A,t1=B,...")
         tokens = [0, 0]
         tokens[me], tokens[1 - me] = _int(option, text, got["mine"]), _int(option, text, got["theirs"])
     else:
         if {f"t{s}" for s in range(players)} != seats:
-            given = ", ".join(x if len(x) < 12 else shown(x) for x in sorted(seats)) or "none"
+            given = shown(", ".join(sorted(seats))).strip("'\"") if seats else "none"
             raise ValueError(f"{option}: {shown(text)} is not allowed (seats given: {given}); "
                              f"allowed: t0 to t{players - 1}, one per seat")
         tokens = [_int(option, text, got[f"t{s}"]) for s in range(players)]
@@ -249,8 +248,8 @@ def parse_keep(text: str, hand: int, may_stop: bool = True) -> int:
     digits = [c for c in t if c not in " _,-"]
     if t in ("stop", "s", "keep all", "all") or (len(digits) == 3 and sorted(digits) == sorted(name)):
         if not may_stop:
-            raise ValueError(f"keep: {shown(text.strip())} is not allowed here (the 'exact' follower rule: throw "
-                             f"again); allowed: {allowed}")
+            raise ValueError(f"keep: {shown(text.strip())} is not allowed here (the 'exact' follower rule: "
+                             f"throw again); allowed: {allowed}")
         return dice.FULL_KEEP + hand
     if t in ("-", "none", "0", "reroll", "r", "_ _ _"):
         return dice.EMPTY_KEEP

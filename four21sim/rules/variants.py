@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._util.checks import PATH_CHARS, shown, typed_int
 from . import dice
 
 __all__ = ["Variant", "Option", "OPTION_TABLE", "PRESETS", "OPTIONS", "as_variant", "get_preset", "parse_overrides",
@@ -71,10 +72,7 @@ class Option:
         return "true or false (yes/no, on/off, 1/0)"
 
     def _refuse(self, raw: Any) -> ValueError:
-        shown = repr(raw)
-        if len(shown) > 60:  # a pasted megabyte stays one readable line
-            shown = f"{shown[:40]}...{shown[-8:]} ({len(shown)} characters)"
-        return ValueError(f"{self.name}: {shown} is not allowed; allowed: {self.allowed_text()}")
+        return ValueError(f"{self.name}: {shown(raw)} is not allowed; allowed: {self.allowed_text()}")
 
     def check(self, value: Any) -> None:
         """Raise ValueError unless ``value`` is a valid value of the right type."""
@@ -96,10 +94,9 @@ class Option:
         elif self.kind == "int":
             value = raw
             if isinstance(raw, str):
-                try:
-                    value = int(raw.strip())
-                except ValueError:
-                    raise self._refuse(raw) from None
+                value = typed_int(raw)  # the one rule for typed numbers: ASCII digits
+                if value is None:
+                    raise self._refuse(raw)
             elif isinstance(raw, np.integer):
                 value = int(raw)
         elif isinstance(raw, (bool, np.bool_)):
@@ -222,9 +219,10 @@ class Variant:
         try:
             text = Path(path_or_text).read_text() if is_path else raw
         except FileNotFoundError:
-            raise ValueError(f"variant TOML: the file {raw!r} does not exist") from None
+            raise ValueError(f"variant TOML: the file {shown(raw, PATH_CHARS)} does not exist") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"variant TOML: cannot read {raw!r} ({getattr(exc, 'strerror', None) or exc})") from None
+            raise ValueError(f"variant TOML: cannot read {shown(raw, PATH_CHARS)} "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -233,7 +231,7 @@ class Variant:
             raise ValueError("variant TOML: cannot parse: arrays or tables nested too deeply") from None
         section = data.get("variant", data)
         if not isinstance(section, Mapping):
-            raise ValueError(f"variant TOML: 'variant' must be a table of options, not {section!r}")
+            raise ValueError(f"variant TOML: 'variant' must be a table of options, not {shown(section)}")
         return cls.from_mapping(section)
 
     @classmethod
@@ -326,14 +324,15 @@ def parse_overrides(overrides: Iterable[str] | Mapping[str, Any]) -> dict[str, A
         items = []
         for item in overrides:
             if not isinstance(item, str) or "=" not in item:
-                raise ValueError(f"--set: {item!r} is not of the form key=value; keys: {', '.join(OPTIONS)}")
+                raise ValueError(f"--set: {shown(item)} is not allowed; allowed: KEY=VALUE, the keys "
+                                 f"{', '.join(OPTIONS)}")
             key, _, raw = item.partition("=")
             items.append((key, raw))
     out: dict[str, Any] = {}
     for key, raw in items:
         name = str(key).strip().replace("-", "_")
         if name not in OPTIONS:
-            raise ValueError(f"option {key!r} does not exist; allowed: {', '.join(OPTIONS)}")
+            raise ValueError(f"--set: option {shown(key)} is not allowed; allowed: {', '.join(OPTIONS)}")
         out[name] = _OPTION[name].parse(raw)
     return out
 
@@ -368,7 +367,7 @@ def as_variant(variant, overrides=()) -> Variant:
         return variant.with_options(overrides) if overrides else variant
     if isinstance(variant, str):
         return Variant.from_preset(variant, overrides) if overrides else get_preset(variant)
-    raise ValueError(f"variant: {variant!r} is not allowed; allowed: a Variant or a preset name "
+    raise ValueError(f"variant: {shown(variant)} is not allowed; allowed: a Variant or a preset name "
                      f"({', '.join(PRESETS)})")
 
 
@@ -376,5 +375,5 @@ def get_preset(name: str) -> Variant:
     """The preset called ``name`` (ValueError listing the presets if unknown)."""
     key = str(name).strip().lower().replace("_", "-")
     if key not in PRESETS:
-        raise ValueError(f"variant: unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
+        raise ValueError(f"variant: unknown preset {shown(name)}; allowed: {', '.join(PRESETS)}")
     return PRESETS[key]
