@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from notices import without_notices
 from rules_tables import POSITION, RANKING_TEXT
 
 from four21sim.cli import advise
@@ -358,13 +359,14 @@ def test_unknown_command_is_one_line_exit_2():
 
 @pytest.mark.parametrize("cmd", [["advise", "631", "--beat", "611", "--state", "11,0,0"], ["solve"]])
 def test_a_closed_pipe_ends_quietly(cmd):
-    # the reader closes the pipe before the command writes: no traceback, exit status 0
+    # the reader closes the pipe before the command writes: no traceback, exit status 0, and nothing on
+    # stderr but the notices of a slow solve or a first compile (an empty cache, a busy machine: tests/notices.py)
     proc = subprocess.Popen([sys.executable, "-m", "four21sim", *cmd], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     proc.stdout.close()
     err = proc.stderr.read().decode()
-    assert proc.wait(timeout=120) == 0, err
-    assert err == ""
+    assert proc.wait(timeout=300) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and without_notices(err) == "", err
 
 
 # ----------------------------------------------------------------- the explanation (issue 20, item 7)
