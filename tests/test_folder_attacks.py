@@ -17,26 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sweep_runs import ROOT, S, one_line, sweep
 
 import four21sim
-from four21sim.cli.sweep import console
 from four21sim.exact import nplayer
 from four21sim.exact import store as cache
-
-ROOT = Path(__file__).resolve().parent.parent
-S = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--games", "1000", "--task-games", "1000",
-     "--quiet"]
-
-
-def sweep(args, capsys) -> tuple[int, str]:
-    code = console([*map(str, args)])
-    return code, capsys.readouterr().err
-
-
-def one_line(err: str) -> str:
-    lines = [ln for ln in err.strip().splitlines() if ln]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 # ------------------------------------------------------------------ 1. links are never followed

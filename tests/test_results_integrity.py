@@ -16,8 +16,8 @@
 7. the smaller defects.
 
 The witnesses are independent of the code under test: an uninterrupted run of the
-same study (determinism, tested in test_sweep.py), process tables from /proc, the
-reference engine of tests/reference.py, and literal expected messages.
+same study (determinism, tested in test_sweep.py; run once in conftest.py), process tables
+from /proc, the reference engine of tests/reference.py, and literal expected messages.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import reference as R
-import test_sweep
 from notices import without_notices
-from test_sweep import (
+from sweep_runs import (
     SLOW,
     TINY,
     TINY_TASKS,
@@ -62,8 +61,6 @@ from four21sim.policies import compile_policy
 from four21sim.study.lock import FolderBusy, FolderLock, remove_orphans
 from four21sim.study.tasks import PartIdentity, check_part, write_part
 from four21sim.sweep import main as sweep_main
-
-tiny_ref = test_sweep.tiny_ref  # the fixture: the tiny study run once
 
 # A study of 5 tasks that lasts a few seconds (100-token games are long): long enough for two
 # runs to overlap.
