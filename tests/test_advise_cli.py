@@ -12,10 +12,10 @@ import os
 import subprocess
 import sys
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from brute_keeps import brute_beat, brute_beat_exact, srt
 from notices import without_notices
 from rules_tables import POSITION, RANKING_TEXT
 
@@ -26,31 +26,6 @@ REPO = Path(__file__).resolve().parents[1]
 POS = POSITION["super421"]
 SUPER421 = RANKING_TEXT["super421"]
 MONTREAL = RANKING_TEXT["montreal"]
-
-
-def srt(d):
-    return tuple(sorted(d, reverse=True))
-
-
-def brute_beat_exact(hand, m, target):
-    """{kept dice: P(end strictly above target)} under 'exact' followers, by enumeration."""
-    tpos = POS[target]
-
-    @lru_cache(maxsize=None)
-    def best(h, left):
-        if left == 0:
-            return Fraction(int(POS[h] < tpos))
-        return max(options(h, left).values())
-
-    @lru_cache(maxsize=None)
-    def options(h, left):
-        out = {}
-        for keep in {srt(c) for n in range(3) for c in itertools.combinations(h, n)}:  # never all 3
-            new = list(itertools.product(range(1, 7), repeat=3 - len(keep)))
-            out[keep] = sum(best(srt(keep + t), left - 1) for t in new) / Fraction(len(new))
-        return out
-
-    return options(hand, m)
 
 
 def run_cli(*args, columns: int | None = 200):
@@ -370,29 +345,6 @@ def test_a_closed_pipe_ends_quietly(cmd):
 
 
 # ----------------------------------------------------------------- the explanation (issue 20, item 7)
-def brute_beat(hand, m, target, ranking, followers):
-    """{kept dice (stop: the hand): P(end strictly above target)} by enumeration, either follower rule."""
-    pos = POSITION[ranking]
-
-    @lru_cache(maxsize=None)
-    def best(h, left):
-        return Fraction(int(pos[h] < pos[target])) if left == 0 else max(options(h, left).values())
-
-    @lru_cache(maxsize=None)
-    def options(h, left):
-        sizes = range(4) if followers == "at_most" else range(3)
-        out = {}
-        for keep in {srt(c) for n in sizes for c in itertools.combinations(h, n)}:
-            if len(keep) == 3:
-                out[keep] = Fraction(int(pos[h] < pos[target]))
-                continue
-            new = list(itertools.product(range(1, 7), repeat=3 - len(keep)))
-            out[keep] = sum(best(srt(keep + t), left - 1) for t in new) / Fraction(len(new))
-        return out
-
-    return options(hand, m)
-
-
 def _kept(row):
     return () if row["kept"] == "-" else tuple(int(c) for c in row["kept"])
 
