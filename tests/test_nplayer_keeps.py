@@ -23,6 +23,9 @@ from four21sim import Variant
 from four21sim.exact import nplayer as NP
 from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, N_HAND_KEEPS
 
+# the module's game tree (every history of a 4-player round) takes minutes of CPU to build
+pytestmark = pytest.mark.slow
+
 NH = 56
 N = 4
 

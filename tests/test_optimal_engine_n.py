@@ -39,7 +39,9 @@ def _id(case) -> str:
     return f"{preset}-{'-'.join(f'{k}={v}' for k, v in changes.items())}-{n}p"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+# the 5-player case takes about twice the longest 4-player one
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c[2] == 5 else c for c in CASES],
+                         ids=[_id(c) for c in CASES])
 def test_engine_plays_what_the_solution_decides(case):
     preset, changes, n = case
     v = Variant.from_preset(preset, changes)

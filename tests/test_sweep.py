@@ -80,6 +80,7 @@ def dask_cluster():
 
 
 # ================================================================== 1. end to end
+@pytest.mark.slow  # 29 s of CPU
 def test_end_to_end_command_line(tmp_path, tiny_ref):
     res = run_cli([*TINY, "--out", "a", "--quiet"], tmp_path)
     assert res.returncode == 0, res.stderr
@@ -164,6 +165,7 @@ def test_study_file_is_the_same_study_as_the_flags(tmp_path, tiny_ref):
 
 
 # ================================================================== 2. whatever runs it
+@pytest.mark.slow  # 13 to 21 s of CPU
 @pytest.mark.parametrize("how", [["--workers", "2"], ["--scheduler", "local:2"]], ids=["workers2", "local2"])
 def test_same_tables_whatever_runs_the_tasks(tmp_path, tiny_ref, how):
     res = run_cli([*TINY, *how, "--out", "o", "--quiet"], tmp_path)
@@ -172,6 +174,7 @@ def test_same_tables_whatever_runs_the_tasks(tmp_path, tiny_ref, how):
     assert_same_tables(tmp_path / "o", tiny_ref)
 
 
+@pytest.mark.slow  # 24 s of CPU
 def test_optimal_at_three_players_plays_the_equilibrium_whatever_runs_it(tmp_path):
     # the 3-player equilibrium is built in each worker (solved once, then read from the disk cache)
     args = ["--variants", "super421,classic", "--set", "tokens=4", "--players", "3",
@@ -194,6 +197,7 @@ def test_optimal_at_three_players_plays_the_equilibrium_whatever_runs_it(tmp_pat
     assert sorted(lead["players"]) == [3, 3]  # the value of leading at the player counts the study plays only
 
 
+@pytest.mark.slow  # 18 s of CPU
 def test_same_tables_on_a_running_dask_scheduler(tmp_path, tiny_ref, dask_cluster):
     cluster, client = dask_cluster
     addr = cluster.scheduler_address
@@ -207,6 +211,7 @@ def test_same_tables_on_a_running_dask_scheduler(tmp_path, tiny_ref, dask_cluste
 
 
 # ================================================================== 3. resume
+@pytest.mark.slow  # 9 s of CPU
 def test_resume_recomputes_only_the_missing_parts(tmp_path, tiny_ref):
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
@@ -247,6 +252,7 @@ def test_a_different_study_into_the_same_out_is_refused(tmp_path, tiny_ref, chan
 
 
 # ================================================================== 4. SIGKILL, SIGINT
+@pytest.mark.slow  # 13 s of CPU
 def test_sigkill_mid_run_then_resume(tmp_path, slow_ref):
     proc = start_cli([*SLOW, "--out", "killed", "--quiet"], tmp_path)
     out = tmp_path / "killed"
@@ -348,6 +354,7 @@ def test_a_corrupt_part_on_the_command_line(tmp_path, tiny_ref):
 
 
 # ================================================================== 6. a lost Dask worker
+@pytest.mark.slow  # 18 s of CPU
 def test_a_lost_dask_worker_does_not_change_the_result(tmp_path, slow_ref, dask_cluster):
     cluster, client = dask_cluster
     proc = start_cli([*SLOW, "--scheduler", cluster.scheduler_address, "--out", "o", "--quiet"], tmp_path)
@@ -558,6 +565,7 @@ def test_results_folder_without_parts_is_remade(tmp_path):
     assert json.loads((out / "study.json").read_text())["code"]["engine_contract"] >= 1
 
 
+@pytest.mark.slow  # 14 s of CPU
 def test_committed_study_files_parse_and_the_default_matches_the_embedded_one():
     from four21sim.study.spec import DEFAULT_STUDY, load_study
     root = Path(__file__).resolve().parent.parent / "experiments"
