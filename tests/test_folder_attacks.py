@@ -205,6 +205,7 @@ def test_a_bad_cache_folder_turns_the_cache_off_with_one_warning(monkeypatch, tm
 
 
 # ------------------------------------------------------------------ 6/7. parts of the wrong shape
+@pytest.mark.slow  # 6 s of CPU
 def test_a_part_of_the_wrong_shape_with_a_valid_checksum_is_recomputed_naming_it(tmp_path, capsys):
     from four21sim.study import tasks
     out = tmp_path / "out"
@@ -222,6 +223,7 @@ def test_a_part_of_the_wrong_shape_with_a_valid_checksum_is_recomputed_naming_it
 
 
 # ------------------------------------------------------------------ 6. numbers independent of --task-games
+@pytest.mark.slow  # 7 s of CPU
 def test_every_column_is_the_same_whatever_the_task_size(tmp_path, capsys):
     base = ["--variants", "super421", "--players", "3", "--lineups", "greedy", "--games", "9000", "--quiet"]
     for tg in ("9000", "1000", "4096"):
@@ -379,6 +381,7 @@ def test_a_full_disk_on_stdout_is_one_line_and_exit_2():
     assert one_line(res.stderr) == "advise: error: cannot write the output (No space left on device)"
 
 
+@pytest.mark.slow  # 6 s of CPU
 def test_a_closed_stdout_is_one_line_and_exit_2_and_a_quiet_study_needs_none(tmp_path):
     """print() to a closed stdout (sys.stdout is None) did nothing: the answer lost, exit status 0."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -91,6 +91,7 @@ def wait_until(cond, timeout=120, what="condition") -> None:
 
 
 # ================================================================== 1. one writer per folder
+@pytest.mark.slow  # 9 s of CPU
 def test_two_studies_started_together_into_one_folder(tmp_path):
     a = start_cli([*LOCKED, "--seed", "7", "--out", "o"], tmp_path)
     b = start_cli([*LOCKED, "--seed", "8", "--out", "o"], tmp_path)
@@ -108,6 +109,7 @@ def test_two_studies_started_together_into_one_folder(tmp_path):
     assert_same_tables(tmp_path / "o", ref)
 
 
+@pytest.mark.slow  # 11 s of CPU
 def test_a_second_writer_is_refused_naming_the_holder_or_waits(tmp_path):
     args = [*LOCKED, "--seed", "7", "--out", "o"]
     a = start_cli(args, tmp_path)
@@ -227,6 +229,7 @@ def test_a_deleted_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, ca
     assert snapshot(out) == before
 
 
+@pytest.mark.slow  # 13 s of CPU
 def test_an_edited_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, capsys):
     from four21sim.study.spec import study_from_mapping
     seed8 = with_seed(TINY, 8)
@@ -498,6 +501,7 @@ def _outputs(out: Path) -> dict:
     return {k: v for k, v in snap.items() if k.split("/")[0] in OUTPUTS}
 
 
+@pytest.mark.slow  # 6 s of CPU
 def test_outputs_are_swapped_in_whole(tmp_path, tiny_ref, monkeypatch, capsys):
     from four21sim.study import figures as plots
     out = tmp_path / "o"
