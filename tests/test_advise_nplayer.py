@@ -72,6 +72,7 @@ def run_advise(args):
 STATE = "pot=0,t0=1,t1=1,t2=1,t3=1,leader=3"
 
 
+@pytest.mark.slow  # 6 s of CPU
 def test_advise_four_players_text_and_json():
     v = Variant.from_preset("super421", SMALL)
     policies.compile_decider("optimal", v, 4)  # solved here: the commands read the disk cache
