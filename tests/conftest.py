@@ -28,6 +28,30 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+import pytest  # noqa: E402
+
+
+# The studies several test files compare with, each run once per process (per xdist worker) here:
+# a fixture defined (or re-bound) in a test file is that file's own, and ran its study again.
+@pytest.fixture(scope="session")
+def tiny_ref(tmp_path_factory):
+    """The tiny study (tests/sweep_runs.py: TINY) run once, in this process (``--workers 1``)."""
+    from sweep_runs import TINY, run_inproc
+    out = tmp_path_factory.mktemp("tiny") / "ref"
+    assert run_inproc([*TINY, "--out", out, "--quiet"]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def slow_ref(tmp_path_factory):
+    """The slow study (tests/sweep_runs.py: SLOW) run once, uninterrupted, in this process."""
+    from sweep_runs import SLOW, SLOW_TASKS, manifest, run_inproc
+    out = tmp_path_factory.mktemp("slow") / "ref"
+    assert run_inproc([*SLOW, "--out", out, "--quiet"]) == 0
+    assert manifest(out)["tasks_run"] == SLOW_TASKS
+    return out
+
+
 def pytest_configure(config):
     """In the xdist controller, before the workers start: compile the kernels once (tests/numba_warmup.py).
 

@@ -39,11 +39,11 @@ def engine() -> None:
             simulate(v, n, lineup, games=50, seed=1, threads=1)
         game.solve(Variant.from_preset(preset, ["tokens=3"]), 2)
     odds.turn_odds()
-    # the 4-player game tree's own kernels (tests/test_nplayer_bruteforce.py), on the smallest game
-    import test_nplayer_bruteforce as tree
+    # the 4-player game tree's own kernels (tests/nplayer_tree.py), on the smallest game
+    import nplayer_tree as tree
 
     small = Variant.from_preset("super421", ["tokens=1"])
-    tree._equilibrium_tree(small, 3, "pay").value(1, (0, 0, 0), (0, 0, 0), 0)
+    tree.equilibrium_tree(small, 3, "pay").value(1, (0, 0, 0), (0, 0, 0), 0)
 
 
 PARTS = {"solver": solver, "engine": engine}

@@ -1,8 +1,8 @@
 """One answer, explained: the best play (a round tie broken by the game answer), the round
 answer at every table size, and the reason said wherever the round and game answers differ.
 
-Witnesses: the round's values by enumeration (exact fractions, as tests/test_advise_cli.py
-enumerates them); the game's from the solvers (their own tests check them against brute-force
+Witnesses: the round's values by enumeration (exact fractions, tests/brute_keeps.py, as
+tests/test_advise_cli.py uses them); the game's from the solvers (their own tests check them against brute-force
 trees); the choice among tied keeps from those values, not from the advisor's order.
 """
 
@@ -17,8 +17,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from brute_keeps import brute_beat_exact
 from rules_tables import POSITION
-from test_advise_cli import brute_beat_exact
 
 from four21sim import Variant
 from four21sim.advice import advise

@@ -189,6 +189,7 @@ def test_best_deviation_only_moves_on_a_strict_improvement_and_reports_every_can
             assert chosen["deviator_p_pay"].iloc[0] < cur
 
 
+@pytest.mark.slow  # 5 s of CPU
 def test_same_seed_same_result_whatever_the_threads():
     kw = dict(games=300, seed=11, rounds=2, candidates=1, weights=(0.0, 0.1), bands=(1, 4), measure_games=600,
               habits=("greedy",))

@@ -83,6 +83,7 @@ def sheets():
             plt.close(f)
 
 
+@pytest.mark.slow  # 19 s of CPU
 def test_a4_pages_text_at_8pt_or_more_nothing_overlaps(sheets):
     # every page of super421 (framed cells), the leader's page and two follower pages of classic ('stop')
     for variant, pages in sheets.items():
@@ -135,6 +136,7 @@ def test_the_cells_drawn_are_the_data(sheets):
     assert charts.cell_text("stop", 1) == "stop"
 
 
+@pytest.mark.slow  # 15 s of CPU
 def test_the_command_writes_every_page_in_one_pdf(tmp_path):
     out = tmp_path / "sheet.pdf"
     proc = subprocess.run([sys.executable, "-m", "four21sim", "advise", "--chart", "classic", "--out", str(out)],

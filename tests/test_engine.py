@@ -276,6 +276,7 @@ def _check_records(res, variant, players, label):
     assert math.isclose(shares.lose_share.sum(), 1.0, abs_tol=1e-12), f"{label}: loss shares do not sum to 1"
 
 
+@pytest.mark.slow  # 7 to 8 s of CPU each
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_conservation_and_termination_grid(preset):
     # 96 option combinations x 4 player counts per preset; tokens cycle through GRID_TOKENS

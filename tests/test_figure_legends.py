@@ -11,6 +11,7 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -72,6 +73,7 @@ def _line_points(line, per_segment: int = 25):
     return np.vstack([xy, *along])
 
 
+@pytest.mark.slow  # 7 s of CPU
 def test_no_legend_covers_a_line_or_a_point():
     """Issue 38's note: the legend of results/lebon_vs_exact's first figure sat over le bon's line
     from 4 to 6 players. Every line figure of the committed studies, drawn again from their tables:

@@ -22,12 +22,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_folder_attacks import ROOT, V4, S, one_line, sweep
+from sweep_runs import ROOT, S, one_line, sweep
 
+from four21sim import Variant
 from four21sim.cli.sweep import console
 from four21sim.exact import nplayer
 from four21sim.study.lock import FolderLock
 
+V4 = Variant.from_preset("super421", {"tokens": 4})  # a 3-player game solved in a second or so
 PRECIOUS = b"my notes: not a file of four21sim\n"
 
 

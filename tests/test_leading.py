@@ -1,7 +1,7 @@
 """The value of leading (four21sim.exact.leading) against an independent game-tree search, and
 the engine's per-position round rates and round-1-loser outcome against those exact values.
 
-The brute force is tests/test_solver_bruteforce.py's search, written from the rules
+The brute force is tests/two_player_search.py's search, written from the rules
 alone; here it also carries, through the optimal decisions of round 1, the probability
 that the round's loser goes on to win the game (min and max over optimal tie-breaks).
 Simulated values must lie within |z| <= 4 of the exact ones (false alarm about 6e-5
@@ -11,7 +11,7 @@ per comparison for a correct engine).
 from __future__ import annotations
 
 import pytest
-from test_solver_bruteforce import VARIANTS, brute_force, solve_round
+from two_player_search import VARIANTS, brute_force, solve_round
 
 from four21sim import Variant, simulate
 from four21sim.exact.leading import lead_summary, lead_values, round1_loser_wins, round_rates_exact

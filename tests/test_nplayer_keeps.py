@@ -1,6 +1,6 @@
 """One decision's keep values at 4 players (``exact.nplayer.keep_values``) against the brute-force tree.
 
-Independent anchor: the full game tree of tests/test_nplayer_bruteforce.py (every complete
+Independent anchor: the full game tree of tests/nplayer_tree.py (every complete
 history of hands and throws before a player, judged by the rules as restated there; no
 follower context, no round kernel of the package). For one round of 4 players (1 token:
 the round's loser pays) the tree gives, for each player in each history, its utilities
@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import itertools
 
+import nplayer_tree as BF
 import numpy as np
 import pytest
-import test_nplayer_bruteforce as BF
 from reference import RANK_OF, is_combination, value_of
 
 from four21sim import Variant
 from four21sim.exact import nplayer as NP
 from four21sim.rules.dice import FULL_KEEP, HAND_KEEPS, HANDS, N_HAND_KEEPS
+
+# the module's game tree (every history of a 4-player round) takes minutes of CPU to build
+pytestmark = pytest.mark.slow
 
 NH = 56
 N = 4
@@ -32,7 +35,7 @@ def game():
     """The solution, the tree's S (utilities after each outcome) and its values per history."""
     v = Variant.from_preset("super421", ["tokens=1"])
     sol = NP.solve(v, N)
-    tree = BF._equilibrium_tree(v, N, "pay")
+    tree = BF.equilibrium_tree(v, N, "pay")
     seats = list(range(N))
     out = (0,) * N
     L = v.charge_throws

@@ -83,6 +83,7 @@ def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, c
         np.testing.assert_array_equal(e_a, e_b)
 
 
+@pytest.mark.slow  # 7 to 13 s of CPU for 13 of its 17 cases
 @pytest.mark.parametrize("preset,overrides,n,coarse,tie", PARAMS, ids=lambda x: str(x))
 def test_states_side_by_side_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse, tie):
     v = Variant.from_preset(preset, overrides)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_engine_vs_reference import _check
+from engine_twin import check_twin
 
 from four21sim import Variant, simulate
 from four21sim.exact.nplayer import solve
@@ -21,7 +21,7 @@ from four21sim.exact.nplayer import solve
 def test_engine_plays_the_equilibrium_like_the_reference(preset):
     variant = Variant.from_preset(preset, {"tokens": 4})
     for names in (["optimal"] * 3, ["greedy", "optimal", "random"]):
-        _check(variant, 3, names, seed=5, games=100, label=f"{preset} tokens=4, 3 players")
+        check_twin(variant, 3, names, seed=5, games=100, label=f"{preset} tokens=4, 3 players")
 
 
 @pytest.mark.parametrize("preset,tokens", [("super421", 4), ("classic", 5)])

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 import reference as R
-from test_engine_vs_reference import _assert_same, _compiled, _engine_records
+from engine_twin import assert_same_records, compiled_policy, engine_records
 
 from four21sim import Variant, simulate
 from four21sim.exact import nplayer
@@ -39,7 +39,9 @@ def _id(case) -> str:
     return f"{preset}-{'-'.join(f'{k}={v}' for k, v in changes.items())}-{n}p"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+# the 5-player case takes about twice the longest 4-player one
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c[2] == 5 else c for c in CASES],
+                         ids=[_id(c) for c in CASES])
 def test_engine_plays_what_the_solution_decides(case):
     preset, changes, n = case
     v = Variant.from_preset(preset, changes)
@@ -48,9 +50,9 @@ def test_engine_plays_what_the_solution_decides(case):
     for k, names in enumerate(lineups):
         games = 40
         res = simulate(v, players=n, policies=names, games=games, seed=11 + k, records=True)
-        twin = [twin_opt if p == "optimal" else _compiled(p, v, n) for p in names]
+        twin = [twin_opt if p == "optimal" else compiled_policy(p, v, n) for p in names]
         want = R.play_games(v, n, twin, seed=11 + k, games=games)
-        _assert_same(_engine_records(res.records), want, f"{_id(case)}, policies={names}")
+        assert_same_records(engine_records(res.records), want, f"{_id(case)}, policies={names}")
 
 
 @pytest.mark.parametrize("preset,tokens", [("super421", 5), ("super421-lebon", 4)])

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from notices import without_notices
 
 from four21sim import Variant, policies
 from four21sim.advice.play import Game, play_game
@@ -108,7 +109,7 @@ def test_play_four_players_against_optimal_with_hints_and_costs():
     policies.compile_decider("optimal", v, 4)  # solved here: the command reads the disk cache
     proc = run_play(["--players", "4", "--opponents", "optimal", "--set", "tokens=2", "--seed", "5", "--train",
                      "--hint"], "-\n" * 200)
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.returncode == 0 and without_notices(proc.stderr) == "", proc.stderr
     out = proc.stdout
     assert "Game over after" in out
     assert "hint: for the game" in out and "P(pay)" in out and "everyone playing the equilibrium" in out

@@ -16,8 +16,8 @@
 7. the smaller defects.
 
 The witnesses are independent of the code under test: an uninterrupted run of the
-same study (determinism, tested in test_sweep.py), process tables from /proc, the
-reference engine of tests/reference.py, and literal expected messages.
+same study (determinism, tested in test_sweep.py; run once in conftest.py), process tables
+from /proc, the reference engine of tests/reference.py, and literal expected messages.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import reference as R
-import test_sweep
-from test_sweep import (
+from notices import without_notices
+from sweep_runs import (
     SLOW,
     TINY,
     TINY_TASKS,
@@ -61,8 +61,6 @@ from four21sim.policies import compile_policy
 from four21sim.study.lock import FolderBusy, FolderLock, remove_orphans
 from four21sim.study.tasks import PartIdentity, check_part, write_part
 from four21sim.sweep import main as sweep_main
-
-tiny_ref = test_sweep.tiny_ref  # the fixture: the tiny study run once
 
 # A study of 5 tasks that lasts a few seconds (100-token games are long): long enough for two
 # runs to overlap.
@@ -93,6 +91,7 @@ def wait_until(cond, timeout=120, what="condition") -> None:
 
 
 # ================================================================== 1. one writer per folder
+@pytest.mark.slow  # 9 s of CPU
 def test_two_studies_started_together_into_one_folder(tmp_path):
     a = start_cli([*LOCKED, "--seed", "7", "--out", "o"], tmp_path)
     b = start_cli([*LOCKED, "--seed", "8", "--out", "o"], tmp_path)
@@ -110,6 +109,7 @@ def test_two_studies_started_together_into_one_folder(tmp_path):
     assert_same_tables(tmp_path / "o", ref)
 
 
+@pytest.mark.slow  # 11 s of CPU
 def test_a_second_writer_is_refused_naming_the_holder_or_waits(tmp_path):
     args = [*LOCKED, "--seed", "7", "--out", "o"]
     a = start_cli(args, tmp_path)
@@ -229,6 +229,7 @@ def test_a_deleted_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, ca
     assert snapshot(out) == before
 
 
+@pytest.mark.slow  # 13 s of CPU
 def test_an_edited_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, capsys):
     from four21sim.study.spec import study_from_mapping
     seed8 = with_seed(TINY, 8)
@@ -341,7 +342,7 @@ def test_rules_whose_every_game_runs_away_are_reported(tmp_path, capsys):
     code, err = cli_inproc(["--variants", "super421", "--players", "2", "--lineups", "greedy,one:greedy/sec",
                             "--set", "tokens=999", "--set", "end=last_holder", "--set", "cumulative=none",
                             "--max-rounds", "40", "--games", "100", "--out", out, "--quiet"], capsys)
-    assert code == 0 and err == "", err
+    assert code == 0 and without_notices(err) == "", err
     assert pd.read_parquet(out / "runaways.parquet")["runaway_games"].tolist() == [100, 100]
     assert "200 of 200" not in (out / "REPORT.md").read_text() and "100 of 100" in (out / "REPORT.md").read_text()
 
@@ -500,6 +501,7 @@ def _outputs(out: Path) -> dict:
     return {k: v for k, v in snap.items() if k.split("/")[0] in OUTPUTS}
 
 
+@pytest.mark.slow  # 6 s of CPU
 def test_outputs_are_swapped_in_whole(tmp_path, tiny_ref, monkeypatch, capsys):
     from four21sim.study import figures as plots
     out = tmp_path / "o"

@@ -27,9 +27,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,147 +35,36 @@ import pytest
 import reference as R
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from notices import without_notices
+from sweep_runs import (
+    PNG_MAGIC,
+    SLOW,
+    SLOW_TASKS,
+    TABLES,
+    TINY,
+    TINY_TASKS,
+    TINY_TOML,
+    VARIANTS,
+    assert_parts_load,
+    assert_same_tables,
+    manifest,
+    one_error_line,
+    part_files,
+    run_cli,
+    run_inproc,
+    snapshot,
+    start_cli,
+    wait_for_parts,
+)
 
 from four21sim import Variant, simulate
 from four21sim._util.atomic import temp_owner
 from four21sim.policies import compile_policy
 from four21sim.rules import dice
-from four21sim.sweep import main as sweep_main
-
-TABLES = ("measures", "distributions", "fairness", "scores", "skill", "exact")
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-PART_NAME = re.compile(r"^\d{6}\.npz$")
-# atomic_path's temporary name: ".<name>.<pid>.tmp<suffix>"
-TEMP_NAME = re.compile(r"^\.\d{6}\.npz\.\d+\.tmp\.npz$")
-
-# A tiny study: 2 variants x 2 players x 2 line-ups, 4 tasks of 1000 games each = 16 tasks.
-VARIANTS = ("super421", "montreal")
-TINY = ["--variants", ",".join(VARIANTS), "--players", "2", "--lineups", "greedy,one:optimal/greedy",
-        "--games", "4000", "--task-games", "1000", "--seed", "7"]
-TINY_TASKS = 16
-TINY_TOML = """\
-name = "tiny"
-seed = 7
-games = 4000
-task_games = 1000
-variants = ["super421", "montreal"]
-players = [2]
-lineups = ["greedy", "one:optimal/greedy"]
-"""
-
-# A study whose tasks take a fraction of a second each (100-token games are long), so that
-# a run lasts a few seconds and can be stopped in the middle. 100 tokens > the solver's
-# limit: no exact part, only Monte Carlo.
-SLOW = ["--variants", "super421", "--players", "2", "--lineups", "greedy", "--set", "tokens=100",
-        "--games", "400000", "--task-games", "20000", "--seed", "3"]
-SLOW_TASKS = 20
-
-
-# ================================================================== helpers
-def run_cli(args, cwd, timeout=300) -> subprocess.CompletedProcess:
-    """``python -m four21sim.sweep ARGS`` in a subprocess, output captured as text."""
-    return subprocess.run([sys.executable, "-m", "four21sim.sweep", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def start_cli(args, cwd) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "four21sim.sweep", *map(str, args)], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def run_inproc(args) -> int:
-    """``four21sim.sweep.main`` in this process (cheaper: no start-up, kernels already loaded)."""
-    return sweep_main([*map(str, args)])
-
-
-def read_tables(out: Path) -> dict[str, pd.DataFrame]:
-    return {name: pd.read_parquet(out / f"{name}.parquet") for name in TABLES}
-
-
-def assert_same_tables(a: Path, b: Path) -> None:
-    ta, tb = read_tables(a), read_tables(b)
-    for name in TABLES:
-        assert not ta[name].empty or name in ("skill", "exact"), f"{name}.parquet is empty in {a}"
-        assert ta[name].equals(tb[name]), f"{name}.parquet differs between {a} and {b}"
-
-
-def manifest(out: Path) -> dict:
-    """manifest.json (what produced the results) with run.json (the run's times, commit, command)."""
-    m = json.loads((out / "manifest.json").read_text())
-    assert not set(m) & {"started", "finished", "seconds", "git_commit", "command", "games_per_second"}, \
-        "run-varying fields in the committed manifest"
-    return {**m, **json.loads((out / "run.json").read_text())}
-
-
-def part_files(out: Path) -> list[Path]:
-    """Files named as part files (temporary files, which start with '.', are not parts)."""
-    parts = out / "parts"
-    return sorted(p for p in parts.rglob("*.npz") if PART_NAME.match(p.name)) if parts.exists() else []
-
-
-def assert_parts_load(out: Path) -> int:
-    """Every file in parts/ is a part that loads whole, or (after a SIGKILL) an orphaned
-    temporary file that no run reads; returns the number of parts."""
-    for p in (out / "parts").rglob("*"):
-        if p.is_file():
-            assert PART_NAME.match(p.name) or TEMP_NAME.match(p.name), f"unexpected file {p}"
-    parts = part_files(out)
-    for p in parts:
-        with np.load(p) as z:  # raises on a half-written or damaged file
-            arrays = {k: z[k] for k in z.files}
-        assert arrays and all(a.dtype.kind in "iu" for a in arrays.values()), p
-    return len(parts)
-
-
-def wait_for_parts(proc: subprocess.Popen, out: Path, n: int, timeout: float = 180) -> int:
-    """Poll until ``n`` part files exist (fail if the process ends first)."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        k = len(part_files(out))
-        if k >= n:
-            return k
-        if proc.poll() is not None:
-            _, err = proc.communicate()
-            pytest.fail(f"the sweep ended (status {proc.returncode}) before {n} parts existed: {err}")
-        time.sleep(0.01)
-    proc.kill()
-    pytest.fail(f"no {n} part files after {timeout} s")
-
-
-def snapshot(root: Path) -> dict:
-    """Every file and directory under ``root`` with its mtime and contents."""
-    snap = {}
-    for p in sorted(root.rglob("*")):
-        st_ = p.stat()
-        snap[str(p.relative_to(root))] = (p.is_dir(), st_.st_mtime_ns, None if p.is_dir() else p.read_bytes())
-    return snap
-
-
-def one_error_line(stderr: str) -> str:
-    assert "Traceback" not in stderr, stderr
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got:\n{stderr}"
-    return lines[0]
 
 
 # ================================================================== shared runs
-@pytest.fixture(scope="session")
-def tiny_ref(tmp_path_factory) -> Path:
-    """The tiny study run once, in this process (``--workers 1``)."""
-    out = tmp_path_factory.mktemp("tiny") / "ref"
-    assert run_inproc([*TINY, "--out", out, "--quiet"]) == 0
-    return out
-
-
-@pytest.fixture(scope="session")
-def slow_ref(tmp_path_factory) -> Path:
-    """The slow study run once, uninterrupted, in this process."""
-    out = tmp_path_factory.mktemp("slow") / "ref"
-    assert run_inproc([*SLOW, "--out", out, "--quiet"]) == 0
-    assert manifest(out)["tasks_run"] == SLOW_TASKS
-    return out
-
-
+# tiny_ref and slow_ref, the studies compared with: tests/conftest.py (one run per process for every file)
 @pytest.fixture
 def dask_cluster():
     """A real Dask cluster of 2 worker processes (each with a nanny), and a client on it."""
@@ -194,10 +80,11 @@ def dask_cluster():
 
 
 # ================================================================== 1. end to end
+@pytest.mark.slow  # 29 s of CPU
 def test_end_to_end_command_line(tmp_path, tiny_ref):
     res = run_cli([*TINY, "--out", "a", "--quiet"], tmp_path)
     assert res.returncode == 0, res.stderr
-    assert res.stdout == "" and res.stderr == ""  # --quiet
+    assert res.stdout == "" and without_notices(res.stderr) == ""  # --quiet
     out = tmp_path / "a"
 
     for name in ("REPORT.md", "manifest.json", "study.json", *(f"{t}.parquet" for t in TABLES)):
@@ -278,6 +165,7 @@ def test_study_file_is_the_same_study_as_the_flags(tmp_path, tiny_ref):
 
 
 # ================================================================== 2. whatever runs it
+@pytest.mark.slow  # 13 to 21 s of CPU
 @pytest.mark.parametrize("how", [["--workers", "2"], ["--scheduler", "local:2"]], ids=["workers2", "local2"])
 def test_same_tables_whatever_runs_the_tasks(tmp_path, tiny_ref, how):
     res = run_cli([*TINY, *how, "--out", "o", "--quiet"], tmp_path)
@@ -286,6 +174,7 @@ def test_same_tables_whatever_runs_the_tasks(tmp_path, tiny_ref, how):
     assert_same_tables(tmp_path / "o", tiny_ref)
 
 
+@pytest.mark.slow  # 24 s of CPU
 def test_optimal_at_three_players_plays_the_equilibrium_whatever_runs_it(tmp_path):
     # the 3-player equilibrium is built in each worker (solved once, then read from the disk cache)
     args = ["--variants", "super421,classic", "--set", "tokens=4", "--players", "3",
@@ -308,6 +197,7 @@ def test_optimal_at_three_players_plays_the_equilibrium_whatever_runs_it(tmp_pat
     assert sorted(lead["players"]) == [3, 3]  # the value of leading at the player counts the study plays only
 
 
+@pytest.mark.slow  # 18 s of CPU
 def test_same_tables_on_a_running_dask_scheduler(tmp_path, tiny_ref, dask_cluster):
     cluster, client = dask_cluster
     addr = cluster.scheduler_address
@@ -321,6 +211,7 @@ def test_same_tables_on_a_running_dask_scheduler(tmp_path, tiny_ref, dask_cluste
 
 
 # ================================================================== 3. resume
+@pytest.mark.slow  # 9 s of CPU
 def test_resume_recomputes_only_the_missing_parts(tmp_path, tiny_ref):
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
@@ -361,6 +252,7 @@ def test_a_different_study_into_the_same_out_is_refused(tmp_path, tiny_ref, chan
 
 
 # ================================================================== 4. SIGKILL, SIGINT
+@pytest.mark.slow  # 13 s of CPU
 def test_sigkill_mid_run_then_resume(tmp_path, slow_ref):
     proc = start_cli([*SLOW, "--out", "killed", "--quiet"], tmp_path)
     out = tmp_path / "killed"
@@ -462,6 +354,7 @@ def test_a_corrupt_part_on_the_command_line(tmp_path, tiny_ref):
 
 
 # ================================================================== 6. a lost Dask worker
+@pytest.mark.slow  # 18 s of CPU
 def test_a_lost_dask_worker_does_not_change_the_result(tmp_path, slow_ref, dask_cluster):
     cluster, client = dask_cluster
     proc = start_cli([*SLOW, "--scheduler", cluster.scheduler_address, "--out", "o", "--quiet"], tmp_path)
@@ -676,6 +569,7 @@ def test_results_folder_without_parts_is_remade(tmp_path):
     assert json.loads((out / "study.json").read_text())["code"]["engine_contract"] >= 1
 
 
+@pytest.mark.slow  # 14 s of CPU
 def test_committed_study_files_parse_and_the_default_matches_the_embedded_one():
     from four21sim.study.spec import DEFAULT_STUDY, load_study
     root = Path(__file__).resolve().parent.parent / "experiments"

@@ -10,15 +10,30 @@ import io
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 from four21sim._util.waiting import notice_after
 
 
+class _Said(io.StringIO):
+    """A stream that tells when it is written to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = threading.Event()
+
+    def write(self, text: str) -> int:
+        n = super().write(text)
+        self.written.set()
+        return n
+
+
 def test_a_slow_block_is_announced_once_and_a_quick_one_is_not():
-    slow, quick = io.StringIO(), io.StringIO()
+    slow, quick = _Said(), io.StringIO()
     with notice_after("solving ...", stream=slow, after=0.05):
-        time.sleep(0.5)
+        # the block lasts until the notice is out: a busy machine may start the timer's thread late
+        assert slow.written.wait(timeout=120)
     with notice_after("solving ...", stream=quick, after=5.0):
         pass
     time.sleep(0.1)  # a timer that was wrongly left running would have fired by now
