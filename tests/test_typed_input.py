@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from four21sim._util.checks import parse_int, typed_int
-from four21sim.cli import advise, solve, sweep
+from four21sim.cli import advise, play, solve, sweep
 from four21sim.rules import dice
 from four21sim.rules.state import STATE_FORMS, parse_keep, parse_state
 from four21sim.rules.variants import Variant
@@ -82,8 +82,13 @@ def test_advise_refuses_such_a_state_in_one_line(state):
     (advise.console, ["631", "--beat", "611:٢"], "--beat"),
     (advise.console, ["631", "--set", "tokens=١١"], "tokens"),
     (advise.console, ["631", "--set", "tokens=1_1"], "tokens"),
+    (play.console, ["--players", "٣"], "--players"),
+    (play.console, ["--players", "3", "--seat", "١"], "--seat"),
+    (play.console, ["--seed", "1_0"], "--seed"),
+    (play.console, ["--game", "٢"], "--game"),
+    (play.console, ["--games", "1_0"], "--games"),
 ])
-def test_every_typed_number_of_advise_follows_the_rule(console, argv, name, capsys):
+def test_every_typed_number_of_advise_and_play_follows_the_rule(console, argv, name, capsys):
     _refused(console, argv, capsys, name)
 
 
