@@ -16,9 +16,10 @@ from notices import without_notices
 from four21sim._util import waiting
 from four21sim.cli import solve as solve_cli
 from four21sim.cli._common import run
+from four21sim.exact import nplayer
 
 
-def test_every_solve_notice_is_taken_out(monkeypatch, capsys):
+def test_every_solve_notice_is_taken_out(monkeypatch, capsys, tmp_path):
     said = []
 
     @contextmanager
@@ -27,7 +28,12 @@ def test_every_solve_notice_is_taken_out(monkeypatch, capsys):
         said.append(text)
         yield
 
+    # solve's own notices, and the n-player solver's (waiting.solving), said at once; an empty
+    # disk cache, so that the 3-player game is solved (and said) whatever the caches hold
     monkeypatch.setattr(solve_cli, "notice_after", at_once)
+    monkeypatch.setattr(waiting, "notice_after", at_once)
+    monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path))
+    nplayer._equilibrium.cache_clear()
     for argv in (["--set", "tokens=2"], ["--set", "tokens=2", "--players", "3"],
                  ["--set", "tokens=2", "--players", "3", "--against", "greedy,greedy"]):
         assert run(solve_cli.main, "solve", argv) == 0
