@@ -252,8 +252,10 @@ def test_solve_at_three_players_from_the_shipped_solution_is_a_fresh_solves(fres
     assert out["expected_rounds"] == pytest.approx(solved.expected_rounds, abs=1e-10)
 
 
-def test_the_build_script_ships_a_store_entry_whatever_its_code_hash(tmp_path, monkeypatch):
-    # a solver's store folder (another checkout's: its key's code hash is not this one's)
+@pytest.fixture
+def montreal_store(tmp_path, monkeypatch):
+    """The build script, and a solver's store folder (another checkout's: its key's code hash is not
+    this one's) holding Montreal's 3-player equilibrium: (ship_solutions, variant, solution, key)."""
     monkeypatch.syspath_prepend(str(REPO / "experiments"))
     import ship_solutions
 
@@ -264,6 +266,12 @@ def test_the_build_script_ships_a_store_entry_whatever_its_code_hash(tmp_path, m
     key = store.entry_key("nplayer", options=v.options(), players=3, objective="pay", tol=1e-13, max_iter=200,
                           stall=10, certify=True, tie="first", format=nplayer.FORMAT, code="0" * 64)
     store.store(key, *nplayer.to_arrays(sol))
+    return ship_solutions, v, sol, key
+
+
+def test_the_build_script_ships_a_store_entry_whatever_its_code_hash(tmp_path, montreal_store):
+    from four21sim.exact import store
+    ship_solutions, v, sol, key = montreal_store
     written = []
     for out in (tmp_path / "out", tmp_path / "again"):  # twice: the same bytes
         assert ship_solutions.main(["--store", str(tmp_path / "store"), "--presets", "montreal", "--players", "3",
@@ -293,17 +301,8 @@ def test_a_bad_game_is_named_with_what_is_allowed():
         shipped.available(PRESETS["super421"], 3, tie="middle")
 
 
-def test_the_build_script_leaves_no_file_that_fails_its_checks_once_written(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(REPO / "experiments"))
-    import ship_solutions
-
-    from four21sim.exact import store
-    v = PRESETS["montreal"]
-    sol = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
-    monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path / "store"))
-    key = store.entry_key("nplayer", options=v.options(), players=3, objective="pay", tol=1e-13, max_iter=200,
-                          stall=10, certify=True, tie="first", format=nplayer.FORMAT, code="0" * 64)
-    store.store(key, *nplayer.to_arrays(sol))
+def test_the_build_script_leaves_no_file_that_fails_its_checks_once_written(tmp_path, monkeypatch, montreal_store):
+    ship_solutions, v, sol, key = montreal_store
     real = shipped.write
 
     def damaging(path, *args):  # a writer (or a disk) that damages what it writes
