@@ -39,8 +39,11 @@ def fresh(monkeypatch, tmp_path):
 
 
 def _raw(name: str) -> dict:
-    with np.load(shipped.FOLDER / name, allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+    """The entries of a shipped file decoded (shipped.read), its JSON entries as the bytes a file holds."""
+    entries = shipped.read(shipped.FOLDER / name)
+    for k in ("__key__", "__meta__", "__produced__"):
+        _set_json(entries, k, entries[k])
+    return entries
 
 
 def _forge(monkeypatch, tmp_path, name: str, change) -> None:
@@ -50,8 +53,10 @@ def _forge(monkeypatch, tmp_path, name: str, change) -> None:
     change(entries)
     folder = tmp_path / "solutions"
     folder.mkdir()
+    encoded = shipped.encode({k: v for k, v in entries.items() if not k.startswith("__")})
+    _set_json(encoded, "__encoding__", encoded["__encoding__"])
     with open(folder / name, "wb") as f:
-        np.savez(f, **entries)
+        np.savez(f, **{k: v for k, v in entries.items() if k.startswith("__")}, **encoded)
     monkeypatch.setattr(shipped, "FOLDER", folder)
 
 
@@ -218,6 +223,49 @@ def test_the_same_solution_gives_the_same_bytes(tmp_path, monkeypatch):
     shipped.write(tmp_path / "b.npz", sol, entry["__produced__"])
     monkeypatch.undo()
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes() == path.read_bytes()
+
+
+def test_the_stored_form_gives_back_every_array_bit_for_bit():
+    # awkward values on purpose: signed zeros, subnormals, the extremes, a NaN with a payload
+    floats = np.array([[0.0, -0.0, 5e-324], [np.finfo(float).max, -np.inf, 1 / 3]])
+    payload = np.array([0x7FF8_0000_0000_0421], dtype=np.uint64).view(np.float64)
+    index = np.array([0, 3, 4, 2**32 + 3, 2**33 + 2], dtype=np.int64)  # steps up to 2**32 - 1
+    arrays = {"value": floats, "nan": payload, "x.dist_index": index, "states": np.arange(6).reshape(2, 3)}
+    stored = shipped.encode(arrays)
+    assert stored["value"].dtype == np.uint8 and stored["x.dist_index"].dtype == np.uint32
+    back = shipped.decode(stored)
+    assert set(back) == set(arrays)
+    for k, a in arrays.items():
+        assert back[k].dtype == a.dtype and back[k].shape == a.shape and back[k].tobytes() == a.tobytes(), k
+    with pytest.raises(ValueError, match="not sorted"):
+        shipped.encode({"dist_index": np.array([3, 1], dtype=np.int64)})
+
+
+@pytest.mark.parametrize("how", [
+    {"value": ["pickle", [331, 3]]},                      # an encoding that is not one of ours
+    {"value": ["f8-byteplanes", [332, 3]]},               # a shape the planes do not hold
+    {"value": ["f8-byteplanes", [331, "3"]]},             # a shape that is not integers
+    {"dist_index": ["f8-byteplanes", [10]]},              # planes where there are steps
+    {"__key__": ["f8-byteplanes", [1]]},                  # an entry that is not an array
+    ["value"],                                            # not a mapping
+], ids=["unknown", "shape", "shape-type", "wrong-kind", "meta-entry", "list"])
+def test_a_forged_encoding_is_refused_with_one_warning(fresh, monkeypatch, tmp_path, how):
+    v = PRESETS["montreal"]
+    name = shipped.path_of(v, 3).name
+    raw = shipped.read(shipped.FOLDER / name)
+    encoded = shipped.encode({k: a for k, a in raw.items() if not k.startswith("__")})
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    entries = {k: a for k, a in encoded.items() if not k.startswith("__")}
+    for k in ("__key__", "__meta__", "__produced__"):
+        _set_json(entries, k, raw[k])
+    _set_json(entries, "__encoding__", how)
+    with open(folder / name, "wb") as f:
+        np.savez(f, **entries)
+    monkeypatch.setattr(shipped, "FOLDER", folder)
+    with pytest.warns(shipped.ShippedWarning, match=f"shipped solution {name} refused") as seen:
+        assert shipped.load(v, 3) is None
+    assert len(seen) == 1
 
 
 def _solve_cli(n: int, cache: Path) -> tuple[dict, float]:
