@@ -39,8 +39,10 @@ def fresh(monkeypatch, tmp_path):
 
 
 def _raw(name: str) -> dict:
-    """The entries of a shipped file decoded (shipped.read), its JSON entries as the bytes a file holds."""
-    entries = shipped.read(shipped.FOLDER / name)
+    """The entries of a shipped file decoded (shipped.read) with what it does not store (shipped.derive),
+    its JSON entries as the bytes a file holds: a forgery may then add any of them to the file."""
+    path = shipped.FOLDER / name
+    entries = shipped.derive(PRESETS[name.rsplit("-", 3)[0]], shipped.read(path))
     for k in ("__key__", "__meta__", "__produced__"):
         _set_json(entries, k, entries[k])
     return entries
@@ -73,10 +75,11 @@ def test_the_quick_sizes_ship_and_pass_their_checks(preset, n):
     path = shipped.path_of(PRESETS[preset], n)
     assert path is not None and path.is_file(), path
     entry = shipped.read(path)
+    assert not set(shipped.DERIVED) & set(entry)  # what follows from the rest is computed, not stored
     assert shipped.check(PRESETS[preset], n, "pay", "first", entry) is None
     # how it was produced is recorded, and the solution is certified
     assert entry["__produced__"]["how"] and entry["__produced__"]["solver_code"]
-    sol = nplayer.from_arrays(PRESETS[preset], entry)
+    sol = nplayer.from_arrays(PRESETS[preset], shipped.derive(PRESETS[preset], entry))
     assert sol.exploitability < 1e-12 and abs(sol.seat_p_pay.sum() - 1) < 1e-12
 
 
@@ -185,7 +188,7 @@ def test_a_forged_or_stale_file_is_refused(fresh, monkeypatch, tmp_path, forge):
 def test_a_refused_file_leaves_the_solver_to_run_as_without_it(fresh, monkeypatch, tmp_path):
     v = PRESETS["super421-lebon"]
     name = shipped.path_of(v, 3).name
-    truth = nplayer.from_arrays(v, shipped.read(shipped.FOLDER / name))
+    truth = nplayer.from_arrays(v, shipped.derive(v, shipped.read(shipped.FOLDER / name)))
     _forge(monkeypatch, tmp_path, name, _moved_value)
     with pytest.warns(shipped.ShippedWarning):
         sol = exact.solve(v, 3)  # solved, and cached as before
@@ -195,7 +198,7 @@ def test_a_refused_file_leaves_the_solver_to_run_as_without_it(fresh, monkeypatc
 
 def test_the_fixed_point_check_sees_a_value_moved_at_the_start():
     v = PRESETS["montreal"]
-    forged = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
+    forged = nplayer.from_arrays(v, shipped.derive(v, shipped.read(shipped.path_of(v, 3))))
     assert max(shipped.fixed_point(forged, samples=0).values()) <= shipped.TOL
     forged.value[forged.start, 2] -= 1e-9
     assert shipped.fixed_point(forged, samples=0)["value"] > 5e-10
@@ -204,10 +207,10 @@ def test_the_fixed_point_check_sees_a_value_moved_at_the_start():
 @pytest.mark.slow
 def test_the_fixed_point_holds_at_every_state_and_sees_a_value_moved_at_any():
     v = PRESETS["super421"]
-    sol = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
+    sol = nplayer.from_arrays(v, shipped.derive(v, shipped.read(shipped.path_of(v, 3))))
     assert max(shipped.fixed_point(sol, samples=len(sol.states)).values()) <= shipped.TOL
     for s in (len(sol.states) - 1, int(np.flatnonzero([p == 0 for p, _ in sol.states])[0])):
-        forged = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
+        forged = nplayer.from_arrays(v, shipped.derive(v, shipped.read(shipped.path_of(v, 3))))
         forged.value[s, 0] += 1e-9
         assert shipped.fixed_point(forged, samples=len(sol.states))["value"] > 5e-10, s
 
@@ -216,7 +219,7 @@ def test_the_same_solution_gives_the_same_bytes(tmp_path, monkeypatch):
     v = PRESETS["super421-lebon"]
     path = shipped.path_of(v, 3)
     entry = shipped.read(path)
-    sol = nplayer.from_arrays(v, entry)
+    sol = nplayer.from_arrays(v, shipped.derive(v, entry))
     shipped.write(tmp_path / "a.npz", sol, entry["__produced__"])
     later = time.time() + 86_400 * 400  # written a year and more later
     monkeypatch.setattr(time, "time", lambda: later)
@@ -309,7 +312,7 @@ def montreal_store(tmp_path, monkeypatch):
 
     from four21sim.exact import store
     v = PRESETS["montreal"]
-    sol = nplayer.from_arrays(v, shipped.read(shipped.path_of(v, 3)))
+    sol = nplayer.from_arrays(v, shipped.derive(v, shipped.read(shipped.path_of(v, 3))))
     monkeypatch.setenv("FOUR21SIM_CACHE_DIR", str(tmp_path / "store"))
     key = store.entry_key("nplayer", options=v.options(), players=3, objective="pay", tol=1e-13, max_iter=200,
                           stall=10, certify=True, tie="first", format=nplayer.FORMAT, code="0" * 64)
@@ -328,7 +331,7 @@ def test_the_build_script_ships_a_store_entry_whatever_its_code_hash(tmp_path, m
     assert written[0] == written[1]
     entry = shipped.read(tmp_path / "out" / shipped.path_of(v, 3).name)
     assert entry["__produced__"]["solver_code"] == "0" * 64 and "store" in entry["__produced__"]["how"]
-    got = nplayer.from_arrays(v, entry)
+    got = nplayer.from_arrays(v, shipped.derive(v, entry))
     for f in FIELDS:
         assert np.array_equal(getattr(got, f), getattr(sol, f)), f
     # an entry whose values were moved is refused, and nothing is written

@@ -20,9 +20,12 @@ The arrays are stored in a form that compresses (``__encoding__``, JSON: each en
 name, :data:`ENCODINGS` entry and shape), decoded bit for bit by :func:`read`
 (:func:`encode` and :func:`decode`): a float array as its 8 byte planes (the sign and exponent
 bytes of the values of one array are nearly all alike, and deflate then finds them), and the
-outcome distributions' indices, sorted, as their differences. At 5 players that makes a file
-25% smaller (Super 421: 1,587,084 bytes before, see docs/nplayer.md); what remains is mostly
-the outcome probabilities themselves, which no lossless form shrinks much.
+outcome distributions' indices, sorted, as their differences. What follows from the rest is not
+stored (:data:`DERIVED`): the states are the game's, and the values, P(pay), win shares and
+expected rounds are what the chain of the stored outcome distributions gives, computed when read
+by the solver's own functions (:func:`derive`), as the solve computed them. At 5 players that makes
+a file 45% smaller (Super 421: 1,587,084 bytes in format 1); what remains is mostly the outcome
+probabilities themselves, which no lossless form shrinks much.
 
 What is trusted
 ---------------
@@ -65,7 +68,8 @@ from . import nplayer
 from .store import MAX_ENTRY_BYTES
 
 __all__ = ["FOLDER", "FORMAT", "ENCODINGS", "SAMPLES", "TOL", "ShippedWarning", "enabled", "game_key", "path_of",
-           "available", "load", "read", "encode", "decode", "check", "check_solution", "fixed_point", "write"]
+           "available", "load", "read", "encode", "decode", "derive", "DERIVED", "check", "check_solution",
+           "fixed_point", "write"]
 
 FOLDER = Path(__file__).resolve().parent / "solutions"
 """Where the shipped solutions are (package data)."""
@@ -78,6 +82,9 @@ ENCODINGS = {
                              "(the first from 0)",
 }
 """How an array may be stored (``__encoding__``): nothing else is decoded."""
+DERIVED = ("states", "value", "p_pay", "p_win", "rounds")
+"""The arrays of :func:`four21sim.exact.nplayer.to_arrays` a shipped file does not store: :func:`derive`
+computes them from the game and the outcome distributions."""
 SAMPLES = 16
 """States drawn, besides the start, for the fixed-point check: at 4 players it then costs 0.24 to
 0.30 s of CPU once the rounds' contexts are built (some 18 ms a round; docs/nplayer.md)."""
@@ -238,12 +245,56 @@ def fixed_point(sol: nplayer.NSolution, samples: int = SAMPLES, seed: int = SEED
     return worst
 
 
+def derive(variant: Variant, entry: dict) -> dict:
+    """``entry`` (as :func:`read` gives it) with the arrays of :data:`DERIVED` it lacks computed, in the
+    game and in the games of fewer players it holds: the game's states, and the chain's values under
+    the stored outcome distributions (the solver's ``_profile_values`` and ``_rounds_left``, as the
+    solve computes them). An array the entry holds is kept, for the checks to compare.
+    ValueError where the entry does not fit the game."""
+    out = dict(entry)
+    _derive(variant, out, "", out["__meta__"])
+    return out
+
+
+def _derive(variant: Variant, out: dict, prefix: str, meta: dict) -> nplayer.NSolution:
+    subs = {int(k): _derive(variant, out, f"{prefix}sub{k}.", meta[f"sub{k}"]) for k in meta["subs"]}
+    game = NG.role_game(variant, int(meta["players"]))
+    shape = (game.size, game.n, game.n, game.P)
+    if [int(x) for x in meta["dist_shape"]] != list(shape):
+        raise ValueError(f"{prefix}dist_shape: {shown(meta['dist_shape'])} does not fit the game ({shape})")
+    dist = np.zeros(int(np.prod(shape)))
+    dist[out[f"{prefix}dist_index"]] = out[f"{prefix}dist_prob"]
+    dist = dist.reshape(shape)
+    made = {"states": lambda: np.array([(pot,) + tuple(t) for pot, t in NG.role_states(variant.tokens, game.n)],
+                                       np.int64)}
+    X = {}
+
+    def chain(o: str) -> np.ndarray:
+        if o not in X:
+            X[o] = nplayer._profile_values(game, dist, o, subs)
+        return X[o]
+
+    made.update(value=lambda: chain(str(meta["objective"])), p_pay=lambda: 1.0 - chain("pay"),
+                p_win=lambda: chain("win"), rounds=lambda: nplayer._rounds_left(game, dist, subs))
+    for name in DERIVED:
+        if prefix + name not in out:
+            out[prefix + name] = made[name]()
+    sol = nplayer.from_arrays(variant, out, prefix, meta)
+    if sol is None:
+        raise ValueError(f"{prefix or 'the game'}: its arrays do not fit the game")
+    return sol
+
+
 def check_solution(variant: Variant, players: int, objective: str, tie: str, entry: dict) -> str | None:
     """Why the arrays of ``entry`` (shipped, or a disk-store entry whose key is not checked) are not a
     solution of this game, or None: :func:`four21sim.exact.nplayer.verify_entry`, then
     :func:`fixed_point` within :data:`TOL`."""
     # the cheap form: a shipped file comes with the code (see verify_entry's ``full``); the fixed
     # point below then checks sampled states beyond the start
+    try:
+        entry = derive(variant, entry)
+    except (KeyError, ValueError, TypeError, IndexError) as exc:
+        return f"its arrays do not fit this game ({exc})"
     why = nplayer.verify_entry(variant, players, objective, entry, tie, full=False)
     if why:
         return why
@@ -298,6 +349,7 @@ def load(variant: Variant, players: int, objective: str = "pay", tie: str = "fir
     try:
         entry = read(path)
         why = check(variant, players, objective, tie, entry)
+        entry = derive(variant, entry) if not why else entry
     except Exception as exc:  # noqa: BLE001  a file that cannot be read or checked is refused, never trusted
         why = f"it cannot be read or checked ({type(exc).__name__}: {exc})"
     if why:
@@ -322,7 +374,7 @@ def write(path, sol: nplayer.NSolution, produced: dict) -> int:
     The same solution and ``produced`` give the same bytes (sorted entries, one fixed date).
     """
     arrays, meta = nplayer.to_arrays(sol)  # (the solve's history, where it was read from: not stored)
-    arrays = encode(arrays)
+    arrays = encode({k: a for k, a in arrays.items() if k.rsplit(".", 1)[-1] not in DERIVED})
     texts = {"__key__": game_key(sol.variant, sol.players, sol.objective, sol.tie),
              "__meta__": json.dumps(meta, sort_keys=True), "__produced__": json.dumps(produced, sort_keys=True),
              "__encoding__": json.dumps(arrays.pop("__encoding__"), sort_keys=True)}
