@@ -46,7 +46,7 @@ class Reference:
         S = X[site_mod.unpack(data["succ"], "i4")[start[s]:start[s + 1]]].reshape(self.ph["classes"], self.n)
         fs, fc, fw = self.ph["fin_start"], self.ph["fin_cls"], self.ph["fin_w"]
         self.out = [sum(fw[t] * S[fc[t]] for t in range(fs[e], fs[e + 1])) for e in range(len(fs) - 1)]
-        self.trans = site_mod.unpack(self.ph["trans"], "i4")
+        self.trans = site_mod.unpack(self.ph["trans"], self.ph["trans_type"]).astype(np.int64)
         self.row = site_mod.unpack(self.ph["row_start"], "i4")
         self.cc = site_mod.unpack(self.ph["ctx_c"], "i1")
         self.lvl = self.ph["lvl"]
@@ -95,7 +95,7 @@ class Reference:
 def test_the_packed_arrays_read_back_as_written(sol3, data3):
     a = site_mod.nplayer_arrays(sol3)
     for ph in ("charge", "decharge"):
-        for name, dt in (("trans", "i4"), ("row_start", "i4"), ("ctx_c", "i1")):
+        for name, dt in (("trans", data3["phases"][ph]["trans_type"]), ("row_start", "i4"), ("ctx_c", "i1")):
             assert np.array_equal(site_mod.unpack(data3["phases"][ph][name], dt), a["phases"][ph][name])
     assert np.array_equal(site_mod.unpack(data3["values"], "f8"), sol3.choice_values()[:, :3].ravel())
 

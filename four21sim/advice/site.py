@@ -233,9 +233,11 @@ def nplayer_data(sol, arrays: dict | None = None) -> dict:
     a = arrays if arrays is not None else nplayer_arrays(sol)
     phases = {}
     for ph, c in a["phases"].items():
+        small = int(c["trans"].max()) < 2 ** 16  # half the bytes to inflate and to hold (4 players: 64,602)
         phases[ph] = {"L": c["L"], "exact": c["exact"], "G": c["G"], "lvl": c["lvl"], "classes": c["classes"],
                       "ctx_c": _packed(c["ctx_c"], "i1"), "row_start": _packed(c["row_start"], "i4"),
-                      "trans": _packed(c["trans"], "i4"), "lead_next": c["lead_next"].ravel().tolist(),
+                      "trans": _packed(c["trans"], "u2" if small else "i4"), "trans_type": "u2" if small else "i4",
+                      "lead_next": c["lead_next"].ravel().tolist(),
                       "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
     succ = [x.ravel() for x in a["succ"]]
     start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])

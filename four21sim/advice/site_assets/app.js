@@ -232,10 +232,11 @@
       tablesN[key] = (async () => {
         const d = await load(key);
         const phases = {};
-        for (const [ph, c] of Object.entries(d.phases)) {
-          phases[ph] = Object.assign({}, c, { ctx_c: await inflate(c.ctx_c, Int8Array),
-            row_start: await inflate(c.row_start, Int32Array), trans: await inflate(c.trans, Int32Array) });
-        }
+        await Promise.all(Object.entries(d.phases).map(async ([ph, c]) => {
+          const [ctx, rows, trans] = await Promise.all([inflate(c.ctx_c, Int8Array), inflate(c.row_start, Int32Array),
+            inflate(c.trans, c.trans_type === "u2" ? Uint16Array : Int32Array)]);
+          phases[ph] = Object.assign({}, c, { ctx_c: ctx, row_start: rows, trans });
+        }));
         const values = await inflate(d.values, Float64Array);
         const X = new Float64Array(values.length + d.consts.length);
         X.set(values);
@@ -271,8 +272,8 @@
       for (let j = 0; j < K; j++) kv[k + j] = (kv[a1 + j] + kv[a2 + j] + kv[a3 + j] + kv[a4 + j] + kv[a5 + j] + kv[a6 + j]) * SIXTH;
     }
     const e = T.EMPTY * K;
-    const b = Array.from(ST0, (x) => x * K);
-    for (let j = 0; j < K; j++) kv[e + j] = (kv[b[0] + j] + kv[b[1] + j] + kv[b[2] + j] + kv[b[3] + j] + kv[b[4] + j] + kv[b[5] + j]) * SIXTH;
+    const b0 = ST0[0] * K, b1 = ST0[1] * K, b2 = ST0[2] * K, b3 = ST0[3] * K, b4 = ST0[4] * K, b5 = ST0[5] * K;
+    for (let j = 0; j < K; j++) kv[e + j] = (kv[b0 + j] + kv[b1 + j] + kv[b2 + j] + kv[b3 + j] + kv[b4 + j] + kv[b5 + j]) * SIXTH;
   }
 
   // one round of state s: the outcomes' values (_final_values), contexts solved on demand
@@ -303,36 +304,44 @@
   // the kernel's player_turn for context g (every component after the keep best for its role): vals[g]
   function contextTurn(T, R, g) {
     const { P, K, vals, work } = R;
+    const { PK, PKS, TIE, P0 } = T;
+    const trans = P.trans;
     const role = roleOf(P, g);
     const c = P.ctx_c[g];
-    const first = P.exact ? 1 : 0;
+    const exact = P.exact;
+    const base = P.row_start[g];
     let level = work.a;
     let next = work.b;
     const kv = work.kv;
+    const last = base + (exact ? 0 : (c - 1) * NH);
     for (let h = 0; h < NH; h++) {
-      const x = endOf(P, g, c, h) * K;
+      const x = trans[last + h] * K;
       for (let j = 0; j < K; j++) level[h * K + j] = vals[x + j];
     }
     for (let made = c - 1; made > 0; made--) {
       keepValuesN(T, level, kv, K);
+      const row = base + (made - 1) * NH; // stopping (not for an exact follower): the ends after `made` throws
       for (let h = 0; h < NH; h++) {
-        let t0 = T.PKS[h];
+        let t0 = PKS[h];
+        const t1 = PKS[h + 1];
         let src, best;
-        if (first === 0) { src = endOf(P, g, made, h); best = vals[src * K + role]; src = -1 - src; }
-        else { src = T.PK[t0]; best = kv[src * K + role]; t0++; }
-        for (let t = t0; t < T.PKS[h + 1]; t++) {
-          const v = kv[T.PK[t] * K + role];
-          if (v > best + T.TIE) { best = v; src = T.PK[t]; }
+        if (!exact) { src = trans[row + h]; best = vals[src * K + role]; src = -1 - src; }
+        else { src = PK[t0]; best = kv[src * K + role]; t0++; }
+        for (let t = t0; t < t1; t++) {
+          const v = kv[PK[t] * K + role];
+          if (v > best + TIE) { best = v; src = PK[t]; }
         }
         const from = src < 0 ? vals : kv;
         const at = (src < 0 ? -1 - src : src) * K;
         for (let j = 0; j < K; j++) next[h * K + j] = from[at + j];
       }
-      [level, next] = [next, level];
+      const swap = level;
+      level = next;
+      next = swap;
     }
     for (let j = 0; j < K; j++) {
       let acc = 0.0;
-      for (let h = 0; h < NH; h++) acc += T.P0[h] * level[h * K + j];
+      for (let h = 0; h < NH; h++) acc += P0[h] * level[h * K + j];
       vals[g * K + j] = acc;
     }
     R.done[g] = 1;
@@ -345,7 +354,7 @@
     let tick = performance.now();
     for (let i = 0; i < list.length; i++) {
       if (!R.done[list[i]]) contextTurn(T, R, list[i]);
-      if ((i & 31) === 31 && performance.now() - tick > 30) {
+      if ((i & 63) === 63 && performance.now() - tick > 50) {
         await pause();
         if (live && !live()) throw new TooSlow("Stopped: another situation was asked");
         if (performance.now() > deadline) {
