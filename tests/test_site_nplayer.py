@@ -47,7 +47,8 @@ class Reference:
         fs, fc, fw = self.ph["fin_start"], self.ph["fin_cls"], self.ph["fin_w"]
         self.out = [sum(fw[t] * S[fc[t]] for t in range(fs[e], fs[e + 1])) for e in range(len(fs) - 1)]
         self.trans = site_mod.unpack(self.ph["trans"], self.ph["trans_type"]).astype(np.int64)
-        self.row = site_mod.unpack(self.ph["row_start"], "i4")
+        self.row = (np.arange(self.ph["G"] + 1) * self.ph["row_len"] if self.ph["row_len"]
+                    else site_mod.unpack(self.ph["row_start"], "i4"))
         self.cc = site_mod.unpack(self.ph["ctx_c"], "i1")
         self.lvl = self.ph["lvl"]
         self.memo = {}
@@ -95,8 +96,11 @@ class Reference:
 def test_the_packed_arrays_read_back_as_written(sol3, data3):
     a = site_mod.nplayer_arrays(sol3)
     for ph in ("charge", "decharge"):
-        for name, dt in (("trans", data3["phases"][ph]["trans_type"]), ("row_start", "i4"), ("ctx_c", "i1")):
-            assert np.array_equal(site_mod.unpack(data3["phases"][ph][name], dt), a["phases"][ph][name])
+        c = data3["phases"][ph]
+        for name, dt in (("trans", c["trans_type"]), ("ctx_c", "i1")):
+            assert np.array_equal(site_mod.unpack(c[name], dt), a["phases"][ph][name])
+        assert c["row_len"] == 56 and "row_start" not in c  # exact followers: rows of one hand each
+        assert np.array_equal(np.arange(c["G"] + 1) * c["row_len"], a["phases"][ph]["row_start"])
     assert np.array_equal(site_mod.unpack(data3["values"], "f8"), sol3.choice_values()[:, :3].ravel())
 
 

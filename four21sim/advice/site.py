@@ -2,7 +2,8 @@
 
 The page (``index.html``, ``site.css``, ``app.js``, shipped in ``advice/site_assets/``)
 holds no rule. It reads the round answers from the data files written here, and computes
-the 2-player game answer of a round from the solver's values of the round's outcomes:
+the game answer of a round from the solvers' values of the round's outcomes (2 players), or
+from the n-player equilibrium's rounds (3 players and more):
 
 ``data/index.js``
     the manifest: the hands, the keeps of each hand and how the advisor writes them, the
@@ -21,13 +22,36 @@ the 2-player game answer of a round from the solver's values of the round's outc
     (``round_value``: same operations in the same order, in double precision) and ranks
     the keeps as :func:`four21sim.advice.advisor.keep_order` does.
 
+``data/<variant>/g<n>.js`` (3 players and more, :data:`GAME_PLAYERS` among the sizes that ship)
+    the n-player equilibrium's rounds (:mod:`four21sim.exact.round_tables`, packed by :func:`nplayer_data`):
+    per phase the follower contexts (their counts, and ``trans``: where a follower's final hand leads, the
+    next context or an outcome of the round), the outcomes as mixes of outcome classes, the leader's first
+    contexts; the equilibrium's choice values (states by role) and, per state, where each role's utility
+    after each outcome class is among those values (or a constant where the game ends); the dice's keep
+    steps and the tie. The page plays the round backwards as the kernel's ``solve_round`` does (the last
+    follower in every context it can meet, then each earlier one, then the leader; same sums in the same
+    order, the first keep within 1e-12 of the best) and gives P(pay) of each keep as
+    :func:`four21sim.exact.nplayer.keep_values` does. A follower's answer needs only the contexts after
+    its own (milliseconds); the leader's needs every context of the phase (4 players, décharge: 64,194,
+    about 0.25 s on a desktop, 0.7 s with the CPU throttled 4x, ``experiments/site_game_timing.py``).
+    Arrays are zlib-compressed little-endian bytes in base64 (the page inflates them with the browser's
+    ``DecompressionStream``): ``trans`` at 4 players is 3.6 million entries, 1.4 MB packed.
+
+    Alternatives measured: the round's contexts rebuilt in the page from the hands' ranks would restate
+    the rules (refused: the page holds no rule); the utilities after each outcome class stored per state
+    as doubles (4 players: 174,000 numbers, 1.4 MB) instead of indices into 4,484 values; the leader's
+    values after each final hand stored per state (168 doubles a state: 1.5 MB more at 4 players, 4.3 MB
+    at 5), which would make the leader instant but not spare the contexts the followers need. 5 players
+    would need 289,422 contexts in the décharge (5.4 MB packed, the site over 5 MB) and 6 players more:
+    not written by default; the page says so and prints the command.
+
 ``four21sim-site.json``
     the marker (:data:`MARKER`): the format and every file the build wrote. Only a folder holding it and
     nothing else than those files is replaced by a later build; a folder that merely looks like a site is not.
 
 Each data file is a script that stores one object in ``window.F421DATA[key]``: a page opened
 from the file system may load scripts but not read JSON. The page loads the manifest
-first, then the one or two files a situation needs. Adding a player count is adding a
+first, then the one or two files a situation needs; a player count with a game answer is a
 ``g<n>.js`` file and its entry in the manifest (docs/site.md).
 """
 
@@ -236,9 +260,13 @@ def nplayer_data(sol, arrays: dict | None = None) -> dict:
         small = int(c["trans"].max()) < 2 ** 16  # half the bytes to inflate and to hold (4 players: 64,602)
         phases[ph] = {"L": c["L"], "exact": c["exact"], "G": c["G"], "lvl": c["lvl"], "classes": c["classes"],
                       "ctx_c": _packed(c["ctx_c"], "i1"), "row_start": _packed(c["row_start"], "i4"),
+                      # every row one hand long (exact followers end after the count only): the page counts them
+                      "row_len": _NH if np.array_equal(c["row_start"], np.arange(c["G"] + 1) * _NH) else 0,
                       "trans": _packed(c["trans"], "u2" if small else "i4"), "trans_type": "u2" if small else "i4",
                       "lead_next": c["lead_next"].ravel().tolist(),
                       "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
+        if phases[ph]["row_len"]:
+            del phases[ph]["row_start"]
     succ = [x.ravel() for x in a["succ"]]
     start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])
     return {"players": sol.players, "objective": sol.objective, "tie": sol.tie, "steps": a["steps"],

@@ -233,7 +233,8 @@
         const d = await load(key);
         const phases = {};
         await Promise.all(Object.entries(d.phases).map(async ([ph, c]) => {
-          const [ctx, rows, trans] = await Promise.all([inflate(c.ctx_c, Int8Array), inflate(c.row_start, Int32Array),
+          const [ctx, rows, trans] = await Promise.all([inflate(c.ctx_c, Int8Array),
+            c.row_len ? Int32Array.from({ length: c.G + 1 }, (_, g) => g * c.row_len) : inflate(c.row_start, Int32Array),
             inflate(c.trans, c.trans_type === "u2" ? Uint16Array : Int32Array)]);
           phases[ph] = Object.assign({}, c, { ctx_c: ctx, row_start: rows, trans });
         }));
