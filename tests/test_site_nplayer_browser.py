@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_site import CHROMIUM, FLAGS, _browser_or_skip
+from test_site import CHROMIUM, FLAGS, ROOT, _browser_or_skip
 
 from four21sim.advice import site as site_mod
 from four21sim.cli import advise as advise_cli
@@ -128,6 +128,7 @@ def test_the_issues_situation_opens_from_its_address_with_the_game_answer(page):
     assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "leader")] == \
         ["0", "4", "2", "3", "2", "0"]
     assert page.input_value("#seat") == "2" and page.input_value("#beat") == "654,521"
+    assert "index.html" + ISSUE in (ROOT / "docs" / "site.md").read_text()  # the docs' address, this one
 
 
 @pytest.mark.parametrize("hash_, words", [

@@ -9,7 +9,7 @@
   const DATA = (window.F421DATA = window.F421DATA || {});
   const M = DATA.index;
   const $ = (id) => document.getElementById(id);
-  const FIELD_LABELS = { pot: "pot", mine: "yours", theirs: "opponent's", leader: "leader's seat" };
+  const FIELD_LABELS = { pot: "pot", mine: "yours", theirs: "opponent's", leader: "leader" };
   for (let i = 0; i < 8; i++) FIELD_LABELS["t" + i] = "seat " + i;
 
   if (!M) {
