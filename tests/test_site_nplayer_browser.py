@@ -122,7 +122,7 @@ def test_the_issues_situation_opens_from_its_address_with_the_game_answer(page):
         assert abs(p - pay[keep]) <= 1e-9
     assert page.text_content("thead").count("P(pay)") == 1
     why = page.text_content("#why")
-    assert "the game answer breaks it" in why and "(you: seat 2)" in why
+    assert "the game answer breaks it" in why and "leader=0, you in seat 2" in why
     assert page.text_content("#cli").endswith("--players 4 --seat 2 --state pot=0,t0=4,t1=2,t2=3,t3=2,leader=0")
     # the form holds the situation: every seat's tokens, the leader and the seat
     assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "leader")] == \
@@ -146,3 +146,42 @@ def test_the_issues_situation_opens_from_its_address_with_the_game_answer(page):
 def test_a_bad_table_situation_is_said_in_one_line(page, hash_, words):
     _go(page, hash_, "w => document.getElementById('error').textContent.includes(w)", words)
     assert not page.is_hidden("#error")
+
+
+def test_an_answer_past_the_time_limit_is_said_and_the_round_answer_stays(page, site):
+    pg = page.context.browser.new_page(viewport={"width": 390, "height": 844})  # its own: the limit stays there
+    try:
+        pg.goto(site.joinpath("index.html").as_uri())
+        pg.wait_for_function("window.F421 !== undefined")
+        pg.evaluate("window.F421.limit(0.001)")  # a phone far slower than any: the leader's round cannot finish
+        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=0,t0=3,t1=3,"
+                    "t2=3,t3=2,leader=1")
+        pg.wait_for_function("() => document.getElementById('why') !== null && "
+                             "document.getElementById('why').textContent.includes('takes over')", timeout=60_000)
+        why = pg.text_content("#why")
+        assert "The game answer at 4 players takes over 0.001 s on this device" in why
+        assert "four21sim advise 631 --variant super421 --role leader --throws-left 1 --players 4 --seat 1 --state " \
+               "pot=0,t0=3,t1=3,t2=3,t3=2,leader=1" in why
+        assert pg.locator("#best-game").count() == 0 and pg.locator("#keeps tbody tr").count() == 8
+        pg.evaluate("window.F421.limit(60)")  # asked again with time to spare: the answer comes
+        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=0,t0=3,t1=3,"
+                    "t2=3,t3=2,leader=1&role=leader")
+        pg.wait_for_selector("#best-game", timeout=60_000)
+    finally:
+        pg.close()
+
+
+def test_where_the_answers_differ_the_page_says_why_with_the_commands_numbers(page):
+    q = "#hand=311&throws=1&players=4&seat=0&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"
+    _go(page, q, "s => document.querySelector('#best-game') !== null && "
+        "document.getElementById('cli').textContent.includes(s)", "advise 311 ")
+    want = advise_cli.advise(["311", "--throws-left", "1", "--players", "4", "--seat", "0", "--state",
+                              "pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"])
+    game = want["game"]["keeps"]
+    assert game[0]["keep"] != want["keeps"][0]["keep"]  # the command's answers differ here
+    why = page.text_content("#why")
+    assert f"They differ: {'stop' if want['keeps'][0]['stop'] else 'keep ' + want['keeps'][0]['keep']} gives" in why
+    pay = {k["keep"]: k["p_pay"] for k in game}
+    assert f"and P(pay) {100 * pay[want['keeps'][0]['keep']]:.2f}%" in why
+    assert f"and {100 * game[0]['p_pay']:.2f}% (from pot=0,t0=4,t1=2,t2=3,t3=2,leader=0, you in seat 0)" in why
+    assert "every player still to throw" in why

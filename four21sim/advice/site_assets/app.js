@@ -213,7 +213,7 @@
   // (data/<variant>/g<n>.js, from four21sim.exact.round_tables): the same sums in the same order, the same
   // ties (the first keep within keep_tie of the best). Large arrays come deflated (base64): the browser's
   // DecompressionStream inflates them.
-  const GAME_SECONDS = 5; // past this, the page says so and gives the round answer
+  let GAME_SECONDS = 5; // past this, the page says so and gives the round answer (the tests may lower it)
   class TooSlow extends Error {}
   async function inflate(b64, Type) {
     if (typeof DecompressionStream === "undefined") {
@@ -643,7 +643,7 @@
     return tied.reduce((a, k) => (gameOfK[k.k] > gameOfK[a.k] ? k : a), tied[0]);
   }
   function where(s) {
-    if (seated(s)) return "from " + stateText(s) + " (you: seat " + s.seat + ")";
+    if (seated(s)) return "from " + stateText(s) + ", you in seat " + s.seat;
     return "from pot " + s.state[0] + ", you " + s.state[1] + ", the opponent " + s.state[2];
   }
 
@@ -715,6 +715,11 @@
                "ahead by " + pp(dRound) + " on the round, the game answer by " + pp(dGame) + " on the game.");
     if (dGame < M.near_tie) lines.push("For the game that is a near-tie (under " + pp(M.near_tie) + "): either keep will do.");
     if (dRound < M.near_tie) lines.push("For the round that is a near-tie (under " + pp(M.near_tie) + ").");
+    if (seated(s)) { // the words of explain.reason_table
+      lines.push("The round answer plays for this round only (a leader against one follower, a follower against the " +
+                 "worst hand so far), the game answer weighs the tokens at stake and every player still to throw.");
+      return lines;
+    }
     lines.push("The game answer weighs the tokens at stake; the command below splits the gap over the round's " +
                "outcomes (how often each keep wins the round, what a won or lost round is then worth).");
     return lines;
@@ -980,6 +985,14 @@
   }
 
   function onForm(ev) {
+    const g = gameOf(M.variants[$("variant").value], Number($("players").value));
+    if (ev && ev.target.name === "role" && g && g.seats && $("leader").value.trim() !== "") {
+      // at a table of 3 or more the state's leader says who leads: leading is leading from your seat
+      const n = Number($("players").value);
+      const seat = Number($("seat").value);
+      if ($("role-leader").checked) $("leader").value = String(seat);
+      else if (Number($("leader").value) === seat) $("leader").value = String((seat + n - 1) % n);
+    }
     if (ev && ["variant", "phase", "players", "count", "seat"].includes(ev.target.name) || (ev && ev.target.name === "role")) {
       syncChoices();
     } else if (ev && FIELD_LABELS[ev.target.name] !== undefined) {
@@ -994,6 +1007,7 @@
   window.F421 = {
     keepOrder,
     async game(p) { const s = situation(p); return (await gameRows(s)).map((k) => [k.k, k.show]); },
+    limit(seconds) { GAME_SECONDS = seconds; }, // how long a game answer may take before the page gives up
   };
 
   // ------------------------------------------------------------------ start
