@@ -1,7 +1,8 @@
 """The phone page's game answer at 3 and 4 players, in headless Chromium, against ``four21sim advise --state``.
 
 The site is written once for the module with the n-player data of the default build
-(:data:`four21sim.advice.site.GAME_PLAYERS`: the sizes from 3 that ship) and opened once;
+(:data:`four21sim.advice.site.GAME_PLAYERS`: the sizes from 3 that ship), for Super 421 and
+le Bon (whose followers may stop early: the page's other path), and opened once;
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
@@ -23,6 +24,8 @@ from four21sim.rules.variants import as_variant
 
 V = as_variant("super421")
 SIZES = [n for n in site_mod.GAME_PLAYERS if n >= 3 and shipped.available(V, n)]
+# Super 421's followers throw exactly the leader's count; le Bon's may stop before it (the page's other path)
+VARIANTS = ("super421", "super421-lebon")
 ISSUE = "#hand=631&throws=1&beat=654,521&players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"
 
 
@@ -31,6 +34,18 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site-n") / "site"
     site_mod.build_site(out, players=SIZES)
     return out
+
+
+@pytest.fixture(scope="module")
+def lebon_page(page, tmp_path_factory):
+    """Le Bon's site (its own build: some 10 s more), in a page of the same browser."""
+    out = tmp_path_factory.mktemp("site-lebon") / "site"
+    site_mod.build_site(out, variants=["super421-lebon"], players=SIZES)
+    pg = page.context.browser.new_page()
+    pg.goto(out.joinpath("index.html").as_uri())
+    pg.wait_for_function("window.F421 !== undefined")
+    yield pg
+    pg.close()
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +64,7 @@ def page(site):
     assert errors == []
 
 
-def _situations(n: int, rng: random.Random) -> list[dict]:
+def _situations(variant: str, n: int, rng: random.Random) -> list[dict]:
     """Leader and followers (the first and the last), charge and décharge, at n players."""
     out = []
     T = V.tokens
@@ -65,7 +80,8 @@ def _situations(n: int, rng: random.Random) -> list[dict]:
             seat = (leader + role) % n
             count = rng.choice((2, 3)) if role else 3
             state = f"pot={pot}," + ",".join(f"t{i}={t}" for i, t in enumerate(toks)) + f",leader={leader}"
-            q = {"hand": dice.hand_name(rng.randrange(dice.N_HANDS)), "throws": str(rng.randrange(1, count)),
+            q = {"variant": variant, "hand": dice.hand_name(rng.randrange(dice.N_HANDS)),
+                 "throws": str(rng.randrange(1, count)),
                  "players": str(n), "seat": str(seat), "state": state}
             if role:
                 q["beat"] = ",".join(dice.hand_name(rng.randrange(dice.N_HANDS)) for _ in range(role))
@@ -75,17 +91,20 @@ def _situations(n: int, rng: random.Random) -> list[dict]:
 
 
 def _argv(q: dict) -> list[str]:
-    argv = [q["hand"], "--throws-left", q["throws"], "--players", q["players"], "--seat", q["seat"],
-            "--state", q["state"]]
+    argv = [q["hand"], "--variant", q["variant"], "--throws-left", q["throws"], "--players", q["players"],
+            "--seat", q["seat"], "--state", q["state"]]
     if "beat" in q:
         argv += ["--beat", q["beat"], "--count", q["count"]]
     return argv
 
 
+@pytest.mark.parametrize("variant", [pytest.param(v, marks=pytest.mark.slow) if v != "super421" else v
+                                     for v in VARIANTS])
 @pytest.mark.parametrize("n", SIZES)
-def test_the_pages_game_answer_is_the_commands(page, n):
+def test_the_pages_game_answer_is_the_commands(request, variant, n):
+    page = request.getfixturevalue("page" if variant == "super421" else "lebon_page")
     rng = random.Random(421 + n)
-    for q in _situations(n, rng):
+    for q in _situations(variant, n, rng):
         want = advise_cli.advise(_argv(q))["game"]["keeps"]
         got = page.evaluate("p => window.F421.game(p)", q)
         label = {k["keep"]: k["p_pay"] for k in want}
