@@ -1,6 +1,7 @@
 /* 421 at the table: the advisor's page. It holds no rule. The round answers (every keep, its order,
-   its exact fraction) are read from the data files four21sim writes; the 2-player game answer is
-   computed here from the solver's values of the round's outcomes, by the solver kernel's own backward
+   its exact fraction) are read from the data files four21sim writes; the game answer is computed here,
+   at 2 players from the solver's values of the round's outcomes, from 3 players from the n-player
+   equilibrium's rounds (its contexts, outcomes and values), by the solver kernels' own backward
    induction over the round (same operations, same order, in double precision), and the keeps are
    ranked as advisor.keep_order ranks them (docs/site.md). Data files are scripts, so that the page
    works from file://. */
@@ -1003,7 +1004,8 @@
     render(p);
   }
 
-  // for the tests (tests/test_site.py): the game answer of a situation, and the ranking, as the page computes them
+  // for the tests (tests/test_site*.py) and experiments/site_game_timing.py: the game answer of a situation
+  // (P(win the game), or P(pay) from 3 players), and the ranking, as the page computes them
   window.F421 = {
     keepOrder,
     async game(p) { const s = situation(p); return (await gameRows(s)).map((k) => [k.k, k.show]); },
