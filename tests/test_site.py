@@ -524,8 +524,10 @@ def test_keyboard_only(page, built):
      "state: 'pot=0,mine=3,theirs=8,t3=1' is not allowed; allowed: 3 whole"),
     ("#variant=super421&role=leader&hand=631&state=pot=0,mine=3,theirs=8,pot=1",
      "state: 'pot=0,mine=3,theirs=8,pot=1' is not allowed; allowed: 3 whole"),
-    ("#variant=super421&role=leader&hand=631&state=0,3,8&players=3",
-     "state: '0,3,8' is not allowed at 3 players; allowed: no state (the round answer), or a state at 2 players"),
+    ("#variant=super421&role=leader&hand=631&state=0,3,8&players=3",  # a state of 2 at a table of 3
+     "state: '0,3,8' is not allowed; allowed: pot=P,t0=T0,t1=T1,t2=T2,leader=SEAT, or 4 or 5 whole numbers"),
+    ("#variant=super421&role=leader&hand=631&state=0,3,8&players=7",
+     "state: '0,3,8' is not allowed at 7 players; allowed: no state (the round answer), or a state at 2 players"),
 ])
 def test_bad_situations_are_said_in_one_line(page, built, hash_, words):
     _open(page, built, hash_)

@@ -204,3 +204,15 @@ def test_where_the_answers_differ_the_page_says_why_with_the_commands_numbers(pa
     assert f"and P(pay) {100 * pay[want['keeps'][0]['keep']]:.2f}%" in why
     assert f"and {100 * game[0]['p_pay']:.2f}% (from pot=0,t0=4,t1=2,t2=3,t3=2,leader=0, you in seat 0)" in why
     assert "every player still to throw" in why
+
+
+def test_a_table_size_without_data_gives_the_round_answer_and_the_command(page):
+    q = "#hand=631&throws=1&beat=654,521&players=5&seat=2&state=pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0"
+    _go(page, q, "() => document.getElementById('why') !== null && "
+        "document.getElementById('why').textContent.includes('5 players')", "")
+    assert page.is_hidden("#error") and page.locator("#best-game").count() == 0
+    assert page.locator("#keeps tbody tr").count() == 7  # the round answer: every keep of 631 but stopping
+    why = page.text_content("#why")
+    assert "This page holds no game answer at 5 players yet" in why
+    assert ("the command gives it, four21sim advise 631 --variant super421 --beat 654,521 --count 3 --throws-left 1 "
+            "--players 5 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0.") in why

@@ -574,6 +574,16 @@
     const players = intIn("players", p.players || "2", PLAYERS.min, PLAYERS.max);
     const g = gameOf(v, players);
     if (g && g.seats) return tableSituation(p, v, players, g);
+    if (!g && p.state && players >= 3 && players <= PLAYERS.game_max) {
+      // a table the solver answers but this site holds no data for: the state is read (as advise reads it)
+      // and the round answer given, with the command that gives the game answer
+      const fields = ["pot", ...Array.from({ length: players }, (_, i) => "t" + i), "leader"];
+      const s = tableSituation(p, v, players, { fields, seats: true, missing: true });
+      const here = Object.keys(v.game);
+      s.gameNote = "This page holds no game answer at " + players + " players yet" + (here.length ? " (it does at " +
+        here.join(", ") + ")" : "") + ": the command gives it, " + command(s) + ".";
+      return s;
+    }
     if (p.seat !== undefined && p.seat !== "" && players === 2) {
       fail("seat: '" + p.seat + "' is not allowed with 2 players; allowed: 3 players or more (with 2 you are " +
            "'mine': state=pot=P,mine=M,theirs=T)");
@@ -616,7 +626,7 @@
   // the game answer's rows, best first: p the player's utility (P(win the game), or 1 - P(pay) at a table of
   // 3 or more), show the number shown (P(win the game), or P(pay))
   async function gameRows(s) {
-    if (!s.state) return null;
+    if (!s.state || s.g.missing) return null;
     if (s.g.seats) {
       const opts = await gameOptionsN(s);
       return keepOrder(s.hand, opts).map((k) => ({ k, p: opts[k], show: 1 - opts[k], ...KEEPS[s.hand][k] }));
@@ -960,7 +970,7 @@
       const tbl = await roundTable(s);
       if (ticket !== drawing) return;
       let game = null;
-      if (seated(s) && s.state) { // the round answer at once, the game answer when it is computed
+      if (seated(s) && s.state && !s.g.missing) { // the round answer at once, the game answer when it is computed
         s.live = () => ticket === drawing;
         s.gameNote = "Computing the game answer at " + s.players + " players…";
         drawAnswer(s, tbl, null);
