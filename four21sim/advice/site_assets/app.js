@@ -232,19 +232,25 @@
     if (!tablesN[key]) {
       tablesN[key] = (async () => {
         const d = await load(key);
+        // a phase's contexts are inflated when a state of that phase is first asked (the décharge's are most)
         const phases = {};
-        await Promise.all(Object.entries(d.phases).map(async ([ph, c]) => {
-          const [ctx, rows, trans] = await Promise.all([inflate(c.ctx_c, Int8Array),
-            c.row_len ? Int32Array.from({ length: c.G + 1 }, (_, g) => g * c.row_len) : inflate(c.row_start, Int32Array),
-            inflate(c.trans, c.trans_type === "u2" ? Uint16Array : Int32Array)]);
-          phases[ph] = Object.assign({}, c, { ctx_c: ctx, row_start: rows, trans });
-        }));
+        const phase = (ph) => {
+          const c = d.phases[ph];
+          if (!phases[ph]) {
+            phases[ph] = Promise.all([inflate(c.ctx_c, Int8Array),
+              c.row_len ? Int32Array.from({ length: c.G + 1 }, (_, g) => g * c.row_len) : inflate(c.row_start, Int32Array),
+              inflate(c.trans, c.trans_type === "u2" ? Uint16Array : Int32Array)])
+              .then(([ctx, rows, trans]) => Object.assign({}, c, { ctx_c: ctx, row_start: rows, trans }));
+            phases[ph].catch(() => { delete phases[ph]; });
+          }
+          return phases[ph];
+        };
         const values = await inflate(d.values, Float64Array);
         const X = new Float64Array(values.length + d.consts.length);
         X.set(values);
         X.set(d.consts, values.length);
         const st = d.steps;
-        return { n: d.players, states: d.states, index: new Map(d.states.map((t, i) => [t.join(","), i])), phases, X,
+        return { n: d.players, states: d.states, index: new Map(d.states.map((t, i) => [t.join(","), i])), phase, X,
                  succ: await inflate(d.succ, Int32Array), start: await inflate(d.succ_start, Int32Array),
                  ST2: Int32Array.from(st.step2), ST1: Int32Array.from(st.step1), ST0: Int32Array.from(st.step0),
                  EMPTY: st.empty, NP: st.partial, PK: Int32Array.from(st.pk), PKS: Int32Array.from(st.pk_start),
@@ -279,9 +285,10 @@
   }
 
   // one round of state s: the outcomes' values (_final_values), contexts solved on demand
-  function nRound(T, s) {
+  async function nRound(T, s) {
     if (T.rounds.has(s)) return T.rounds.get(s);
-    const P = T.phases[T.states[s][0] ? "charge" : "decharge"];
+    const P = await T.phase(T.states[s][0] ? "charge" : "decharge");
+    if (T.rounds.has(s)) return T.rounds.get(s); // asked twice meanwhile
     const K = T.n;
     const nOut = P.fin_start.length - 1;
     const vals = new Float64Array((P.G + nOut) * K);
@@ -415,6 +422,7 @@
 
   // {keep: utility (1 - P(pay))} of the hand held at a table of n, everyone playing the equilibrium after it
   async function gameOptionsN(s) {
+    const deadline = performance.now() + GAME_SECONDS * 1000; // reading the tables counts too
     const T = await nTables(s.v, s.g);
     const byRole = [s.state.pot, ...s.order.map((seat) => s.state.toks[seat])];
     const idx = T.index.get(byRole.join(","));
@@ -423,9 +431,8 @@
            s.order.map((_, i) => "t" + i + "=T" + i).join(",") + ",leader=SEAT adding up to tokens=" + s.v.tokens +
            ", every seat holding tokens once the pot is empty");
     }
-    const R = nRound(T, idx);
+    const R = await nRound(T, idx);
     const { P, K, vals } = R;
-    const deadline = performance.now() + GAME_SECONDS * 1000;
     const made = s.count - s.throws;
     if (s.r === 0) {
       const list = [];
