@@ -173,18 +173,19 @@ def test_an_answer_past_the_time_limit_is_said_and_the_round_answer_stays(page, 
         pg.goto(site.joinpath("index.html").as_uri())
         pg.wait_for_function("window.F421 !== undefined")
         pg.evaluate("window.F421.limit(0.001)")  # a phone far slower than any: the leader's round cannot finish
-        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=0,t0=3,t1=3,"
-                    "t2=3,t3=2,leader=1")
+        # (a charge state: the page solves its round; the décharge's leader values come with the data)
+        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=5,t0=2,t1=2,"
+                    "t2=1,t3=1,leader=1")
         pg.wait_for_function("() => document.getElementById('why') !== null && "
                              "document.getElementById('why').textContent.includes('takes over')", timeout=60_000)
         why = pg.text_content("#why")
         assert "The game answer at 4 players takes over 0.001 s on this device" in why
         assert "four21sim advise 631 --variant super421 --role leader --throws-left 1 --players 4 --seat 1 --state " \
-               "pot=0,t0=3,t1=3,t2=3,t3=2,leader=1" in why
+               "pot=5,t0=2,t1=2,t2=1,t3=1,leader=1" in why
         assert pg.locator("#best-game").count() == 0 and pg.locator("#keeps tbody tr").count() == 8
         pg.evaluate("window.F421.limit(60)")  # asked again with time to spare: the answer comes
-        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=0,t0=3,t1=3,"
-                    "t2=3,t3=2,leader=1&role=leader")
+        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=5,t0=2,t1=2,"
+                    "t2=1,t3=1,leader=1&role=leader")
         pg.wait_for_selector("#best-game", timeout=60_000)
     finally:
         pg.close()

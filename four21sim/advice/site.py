@@ -32,18 +32,20 @@ from the n-player equilibrium's rounds (3 players and more):
     follower in every context it can meet, then each earlier one, then the leader; same sums in the same
     order, the first keep within 1e-12 of the best) and gives P(pay) of each keep as
     :func:`four21sim.exact.nplayer.keep_values` does. A follower's answer needs only the contexts after
-    its own (milliseconds); the leader's needs every context of the phase (4 players, décharge: 64,194,
-    about 0.25 s on a desktop, 0.7 s with the CPU throttled 4x, ``experiments/site_game_timing.py``).
-    Arrays are zlib-compressed little-endian bytes in base64 (the page inflates them with the browser's
-    ``DecompressionStream``): ``trans`` at 4 players is 3.6 million entries, 1.4 MB packed.
+    its own (milliseconds); the leader's needs every context of the phase: in a phase of more than
+    :data:`LEAD_CONTEXTS` contexts (4 players, décharge: 64,194; solving them took 1.1 to 2.4 s with the
+    CPU throttled 4x on a busy machine, ``experiments/site_game_timing.py``) the build stores the
+    leader's values after each final hand per state instead (:func:`four21sim.exact.round_tables.lead_ends`,
+    168 numbers a state, 145 kB packed at 4 players). Arrays are zlib-compressed little-endian bytes in
+    base64 (the page inflates them with the browser's ``DecompressionStream``, a phase when first asked):
+    ``trans`` at 4 players is 4.1 million entries, 1.2 MB packed.
 
     Alternatives measured: the round's contexts rebuilt in the page from the hands' ranks would restate
     the rules (refused: the page holds no rule); the utilities after each outcome class stored per state
     as doubles (4 players: 174,000 numbers, 1.4 MB) instead of indices into 4,484 values; the leader's
-    values after each final hand stored per state (168 doubles a state: 1.5 MB more at 4 players, 4.3 MB
-    at 5), which would make the leader instant but not spare the contexts the followers need. 5 players
-    would need 289,422 contexts in the décharge (5.4 MB packed, the site over 5 MB) and 6 players more:
-    not written by default; the page says so and prints the command.
+    values stored for every state (charge too: 1.5 MB more at 4 players, where the charge's 9,912
+    contexts take 0.2 s). 5 players would need 289,422 contexts in the décharge (5.4 MB packed, the site
+    over 5 MB) and 6 players more: not written by default; the page says so and prints the command.
 
 ``four21sim-site.json``
     the marker (:data:`MARKER`): the format and every file the build wrote. Only a folder holding it and
@@ -233,6 +235,13 @@ def state_values(sol, pot: int, a: int, b: int) -> list[list[float]]:
     return [[float(x) for x in row] for row in vals]
 
 
+LEAD_CONTEXTS = 20_000
+"""A phase whose round has more follower contexts than this (4 players, décharge: 64,194) ships the leader's
+values after each final hand, state by state (:func:`four21sim.exact.round_tables.lead_ends`): the page
+then gives the leader's answer without solving every context (1.1 to 2.4 s with the CPU throttled 4x,
+measured on a busy machine), for 145 kB more at 4 players (120 states)."""
+
+
 def _packed(a: np.ndarray, dtype: str) -> str:
     """An array as the page reads it: little-endian ``dtype`` bytes, zlib-compressed, in base64 (a data
     file is a script: text; the page inflates it with the browser's DecompressionStream)."""
@@ -267,6 +276,10 @@ def nplayer_data(sol, arrays: dict | None = None) -> dict:
                       "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
         if phases[ph]["row_len"]:
             del phases[ph]["row_start"]
+        if c["G"] > LEAD_CONTEXTS:  # the leader's ends, per state of the phase in the order of "states"
+            from ..exact import round_tables
+            at = [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
+            phases[ph]["lead_ends"] = _packed(np.array([round_tables.lead_ends(sol, i) for i in at]), "f8")
     succ = [x.ravel() for x in a["succ"]]
     start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])
     return {"players": sol.players, "objective": sol.objective, "tie": sol.tie, "steps": a["steps"],

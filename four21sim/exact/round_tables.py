@@ -26,7 +26,7 @@ from . import _nplayer_game as NG
 from . import _nplayer_kernels as NK
 from ._two_player_kernels import _P0, KEEP_TIE
 
-__all__ = ["dice_steps", "phase_contexts", "successor_index", "round_arrays"]
+__all__ = ["dice_steps", "phase_contexts", "successor_index", "round_arrays", "lead_ends"]
 
 PHASES = NG.PHASES
 
@@ -72,6 +72,15 @@ def successor_index(sol, values: np.ndarray, consts: dict, s: int, lwp_rep: np.n
                 x = float(term[lo, w, p, j])
                 out[q, j] = values.size + consts.setdefault(x, len(consts))
     return out
+
+
+def lead_ends(sol, s: int) -> np.ndarray:
+    """``[f-1, h]``: the leader's utility in state s's round when its turn ends on h after f throws, every
+    follower then playing the equilibrium (the values the leader's keeps are chosen against; what
+    :func:`four21sim.exact.nplayer.keep_values` reads for the leader)."""
+    _, build, limit = sol._round_of(sol.states[s])
+    ct, _, _, vals = sol._round_solver[1].get(s, build)
+    return vals[ct.lead_next[:limit], 0].copy()
 
 
 def round_arrays(sol) -> dict:

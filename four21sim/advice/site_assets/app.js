@@ -250,7 +250,21 @@
         X.set(values);
         X.set(d.consts, values.length);
         const st = d.steps;
+        // the leader's values after each final hand, where the build wrote them (a phase of many contexts)
+        const ends = {};
+        const leadEnds = (ph) => {
+          const c = d.phases[ph];
+          if (!c.lead_ends) return null;
+          if (!ends[ph]) {
+            const pos = new Map();
+            d.states.forEach((t, i) => { if ((t[0] > 0) === (ph === "charge")) pos.set(i, pos.size); });
+            ends[ph] = inflate(c.lead_ends, Float64Array).then((U) => ({ pos, U, L: c.L }));
+            ends[ph].catch(() => { delete ends[ph]; });
+          }
+          return ends[ph];
+        };
         return { n: d.players, states: d.states, index: new Map(d.states.map((t, i) => [t.join(","), i])), phase, X,
+                 leadEnds,
                  succ: await inflate(d.succ, Int32Array), start: await inflate(d.succ_start, Int32Array),
                  ST2: Int32Array.from(st.step2), ST1: Int32Array.from(st.step1), ST0: Int32Array.from(st.step0),
                  EMPTY: st.empty, NP: st.partial, PK: Int32Array.from(st.pk), PKS: Int32Array.from(st.pk_start),
@@ -363,7 +377,8 @@
     let tick = performance.now();
     for (let i = 0; i < list.length; i++) {
       if (!R.done[list[i]]) contextTurn(T, R, list[i]);
-      if ((i & 63) === 63 && performance.now() - tick > 50) {
+      const now = (i & 63) === 63 ? performance.now() : 0;
+      if (now && (now - tick > 50 || now > deadline)) {
         await pause();
         if (live && !live()) throw new TooSlow("Stopped: another situation was asked");
         if (performance.now() > deadline) {
@@ -431,9 +446,14 @@
            s.order.map((_, i) => "t" + i + "=T" + i).join(",") + ",leader=SEAT adding up to tokens=" + s.v.tokens +
            ", every seat holding tokens once the pot is empty");
     }
+    const made = s.count - s.throws;
+    const stored = s.r === 0 ? await T.leadEnds(s.state.pot > 0 ? "charge" : "decharge") : null;
+    if (stored) { // the leader's values after each final hand, as the build computed them
+      const at = stored.pos.get(idx) * stored.L * NH;
+      return chooser(T, (f, h) => stored.U[at + (f - 1) * NH + h], s.count, 0, made, s.hand, 0);
+    }
     const R = await nRound(T, idx);
     const { P, K, vals } = R;
-    const made = s.count - s.throws;
     if (s.r === 0) {
       const list = [];
       for (let g = P.G - 1; g >= 0; g--) list.push(g);
