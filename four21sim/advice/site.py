@@ -96,9 +96,9 @@ MARKER = "four21sim-site.json"  # written last by a build: the site's format and
 MARKER_FORMAT = "four21sim-site/1"
 GAME_PLAYERS = (2, 3, 4)
 """The table sizes whose game answer a default build writes (those of them that ship an equilibrium,
-:mod:`four21sim.exact.shipped`, from 3 players). 5 players would add 5.8 MB of round tables (289,422 follower
-contexts in the décharge) and take the leader's answer past 5 s on a phone; 6 players far more: at those sizes
-the page says so and gives the command that answers (module docstring, docs/site.md)."""
+:mod:`four21sim.exact.shipped`, from 3 players). 5 players would add 12.4 MB of data (289,422 follower
+contexts in the décharge; built in some 6 minutes); 6 players far more: at those sizes the page says so and
+gives the command that answers (module docstring, docs/site.md)."""
 _MARKER_BYTES = 1_000_000
 _CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
