@@ -126,3 +126,26 @@ def test_a_build_writes_the_shipped_sizes_and_says_them(tmp_path):
     assert game["3"]["fields"] == ["pot", "t0", "t1", "t2", "leader"]
     assert (tmp_path / "s" / "data" / "super421" / "g3.js").is_file()
     assert not (tmp_path / "s" / "data" / "super421" / "g2.js").exists()
+
+
+@pytest.mark.parametrize("state, made, hand", [((0, (4, 4, 3)), 1, dice.hand_index((6, 3, 1))),
+                                               ((0, (1, 8, 2)), 2, dice.hand_index((3, 1, 1))),
+                                               ((7, (2, 0, 2)), 2, dice.hand_index((5, 4, 2)))])
+def test_the_leaders_stored_values_give_the_solvers_keep_values(sol3, state, made, hand):
+    # what a build stores for the leader of a phase of many contexts (round_tables.lead_ends), played as the page
+    # plays it: its own later keeps the best for itself (stopping allowed), then the keeps of the decision
+    from four21sim.exact import round_tables
+    U = round_tables.lead_ends(sol3, sol3.states.index(state))
+    L = U.shape[0]
+    level = U[L - 1]
+    for m in range(L - 1, made, -1):
+        kv = THROW_P @ level
+        level = np.array([max([U[m - 1, h]] + [kv[k] for k in dice.keeps_of(h, allow_stop=False)])
+                          for h in range(dice.N_HANDS)])
+    kv = THROW_P @ level
+    got = {k: float(kv[k]) for k in dice.keeps_of(hand, allow_stop=False)}
+    got[dice.FULL_KEEP + hand] = float(U[made - 1, hand])
+    want = nplayer.keep_values(sol3, state, 0, (), (), made, hand)
+    assert set(got) == set(want)
+    for k in want:  # the largest value, not the first within 1e-12 of it: at most 1e-12 a throw apart
+        assert abs(got[k] - want[k]) <= 1e-11, (k, got[k], want[k])
