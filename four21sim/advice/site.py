@@ -2,7 +2,8 @@
 
 The page (``index.html``, ``site.css``, ``app.js``, shipped in ``advice/site_assets/``)
 holds no rule. It reads the round answers from the data files written here, and computes
-the 2-player game answer of a round from the solver's values of the round's outcomes:
+the game answer of a round from the solvers' values of the round's outcomes (2 players), or
+from the n-player equilibrium's rounds (3 players and more):
 
 ``data/index.js``
     the manifest: the hands, the keeps of each hand and how the advisor writes them, the
@@ -21,18 +22,44 @@ the 2-player game answer of a round from the solver's values of the round's outc
     (``round_value``: same operations in the same order, in double precision) and ranks
     the keeps as :func:`four21sim.advice.advisor.keep_order` does.
 
+``data/<variant>/g<n>.js`` (3 players and more, :data:`GAME_PLAYERS` among the sizes that ship)
+    the n-player equilibrium's rounds (:mod:`four21sim.exact.round_tables`, packed by :func:`nplayer_data`):
+    per phase the follower contexts (their counts, and ``trans``: where a follower's final hand leads, the
+    next context or an outcome of the round), the outcomes as mixes of outcome classes, the leader's first
+    contexts; the equilibrium's choice values (states by role) and, per state, where each role's utility
+    after each outcome class is among those values (or a constant where the game ends); the dice's keep
+    steps and the tie. The page plays the round backwards as the kernel's ``solve_round`` does (the last
+    follower in every context it can meet, then each earlier one, then the leader; same sums in the same
+    order, the first keep within 1e-12 of the best) and gives P(pay) of each keep as
+    :func:`four21sim.exact.nplayer.keep_values` does. A follower's answer needs only the contexts after
+    its own (milliseconds); the leader's needs every context of the phase: in a phase of more than
+    :data:`LEAD_CONTEXTS` contexts (4 players, décharge: 64,194; solving them took 1.1 to 2.4 s with the
+    CPU throttled 4x on a busy machine, ``experiments/site_game_timing.py``) the build stores the
+    leader's values after each final hand per state instead (:func:`four21sim.exact.round_tables.lead_ends`,
+    168 numbers a state, 145 kB packed at 4 players). Arrays are zlib-compressed little-endian bytes in
+    base64 (the page inflates them with the browser's ``DecompressionStream``, a phase when first asked):
+    ``trans`` at 4 players is 4.1 million entries, 1.2 MB packed.
+
+    Alternatives measured: the round's contexts rebuilt in the page from the hands' ranks would restate
+    the rules (refused: the page holds no rule); the utilities after each outcome class stored per state
+    as doubles (4 players: 174,000 numbers, 1.4 MB) instead of indices into 4,484 values; the leader's
+    values stored for every state (charge too: 1.5 MB more at 4 players, where the charge's 9,912
+    contexts take 0.2 s). 5 players would need 289,422 contexts in the décharge (5.4 MB packed, the site
+    over 5 MB) and 6 players more: not written by default; the page says so and prints the command.
+
 ``four21sim-site.json``
     the marker (:data:`MARKER`): the format and every file the build wrote. Only a folder holding it and
     nothing else than those files is replaced by a later build; a folder that merely looks like a site is not.
 
 Each data file is a script that stores one object in ``window.F421DATA[key]``: a page opened
 from the file system may load scripts but not read JSON. The page loads the manifest
-first, then the one or two files a situation needs. Adding a player count is adding a
+first, then the one or two files a situation needs; a player count with a game answer is a
 ``g<n>.js`` file and its entry in the manifest (docs/site.md).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -40,6 +67,7 @@ import re
 import shutil
 import stat
 import tempfile
+import zlib
 from collections.abc import Callable, Sequence
 from importlib import resources
 from math import lcm
@@ -59,13 +87,18 @@ from .explain import NEAR_TIE, outcome_values, round_table
 
 __all__ = ["ASSETS", "GAME_SCALE", "build_site", "manifest", "round_lead", "round_beat", "game_lead", "game_beat",
            "game_states", "data_key", "outcome_code", "state_values", "player_range", "DEFAULT_VARIANTS", "MARKER",
-           "MARKER_FORMAT"]
+           "MARKER_FORMAT", "GAME_PLAYERS", "nplayer_data", "nplayer_arrays", "unpack"]
 
 ASSETS = ("index.html", "site.css", "app.js")
 GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths (the tests' reference tables)
 DEFAULT_VARIANTS = ("super421",)  # small enough to send to a phone; --variants all for every preset
 MARKER = "four21sim-site.json"  # written last by a build: the site's format and its files
 MARKER_FORMAT = "four21sim-site/1"
+GAME_PLAYERS = (2, 3, 4)
+"""The table sizes whose game answer a default build writes (those of them that ship an equilibrium,
+:mod:`four21sim.exact.shipped`, from 3 players). 5 players would add 12.4 MB of data (289,422 follower
+contexts in the décharge; built in some 6 minutes); 6 players far more: at those sizes the page says so and
+gives the command that answers (module docstring, docs/site.md)."""
 _MARKER_BYTES = 1_000_000
 _CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
@@ -202,6 +235,58 @@ def state_values(sol, pot: int, a: int, b: int) -> list[list[float]]:
     return [[float(x) for x in row] for row in vals]
 
 
+LEAD_CONTEXTS = 20_000
+"""A phase whose round has more follower contexts than this (4 players, décharge: 64,194) ships the leader's
+values after each final hand, state by state (:func:`four21sim.exact.round_tables.lead_ends`): the page
+then gives the leader's answer without solving every context (1.1 to 2.4 s with the CPU throttled 4x,
+measured on a busy machine), for 145 kB more at 4 players (120 states)."""
+
+
+def _packed(a: np.ndarray, dtype: str) -> str:
+    """An array as the page reads it: little-endian ``dtype`` bytes, zlib-compressed, in base64 (a data
+    file is a script: text; the page inflates it with the browser's DecompressionStream)."""
+    raw = np.ascontiguousarray(a).astype(np.dtype(dtype).newbyteorder("<")).tobytes()
+    return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+
+
+def unpack(text: str, dtype: str) -> np.ndarray:
+    """The array of :func:`_packed` (the tests read the data files back with it)."""
+    return np.frombuffer(zlib.decompress(base64.b64decode(text)), np.dtype(dtype).newbyteorder("<")).astype(dtype)
+
+
+def nplayer_arrays(sol) -> dict:
+    """The arrays of :func:`four21sim.exact.round_tables.round_arrays` (the equilibrium ``sol``'s rounds)."""
+    from ..exact import round_tables
+    return round_tables.round_arrays(sol)
+
+
+def nplayer_data(sol, arrays: dict | None = None) -> dict:
+    """``data/<variant>/g<n>.js`` for the n-player equilibrium ``sol``: its rounds as the page plays them
+    backwards (:mod:`four21sim.exact.round_tables`), the large arrays packed (:func:`_packed`)."""
+    a = arrays if arrays is not None else nplayer_arrays(sol)
+    phases = {}
+    for ph, c in a["phases"].items():
+        small = int(c["trans"].max()) < 2 ** 16  # half the bytes to inflate and to hold (4 players: 64,602)
+        phases[ph] = {"L": c["L"], "exact": c["exact"], "G": c["G"], "lvl": c["lvl"], "classes": c["classes"],
+                      "ctx_c": _packed(c["ctx_c"], "i1"), "row_start": _packed(c["row_start"], "i4"),
+                      # every row one hand long (exact followers end after the count only): the page counts them
+                      "row_len": _NH if np.array_equal(c["row_start"], np.arange(c["G"] + 1) * _NH) else 0,
+                      "trans": _packed(c["trans"], "u2" if small else "i4"), "trans_type": "u2" if small else "i4",
+                      "lead_next": c["lead_next"].ravel().tolist(),
+                      "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
+        if phases[ph]["row_len"]:
+            del phases[ph]["row_start"]
+        if c["G"] > LEAD_CONTEXTS:  # the leader's ends, per state of the phase in the order of "states"
+            from ..exact import round_tables
+            at = [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
+            phases[ph]["lead_ends"] = _packed(np.array([round_tables.lead_ends(sol, i) for i in at]), "f8")
+    succ = [x.ravel() for x in a["succ"]]
+    start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])
+    return {"players": sol.players, "objective": sol.objective, "tie": sol.tie, "steps": a["steps"],
+            "states": a["states"], "values": _packed(a["values"], "f8"), "consts": a["consts"],
+            "succ": _packed(np.concatenate(succ), "i4"), "succ_start": _packed(start, "i4"), "phases": phases}
+
+
 def player_range() -> dict:
     """The table sizes the page accepts and those with a game answer somewhere: the advisor's own
     (:data:`~four21sim.advice.advisor.ROUND_PLAYERS`, :data:`~four21sim.advice.advisor.GAME_PLAYERS`)."""
@@ -266,7 +351,8 @@ class _Writer:
 
 def build_site(out: str | Path, variants: Sequence[str] | None = None, game: bool = True,
                states: Callable[[Variant], list] | None = None,
-               progress: Callable[[int, int, str], None] | None = None) -> dict:
+               progress: Callable[[int, int, str], None] | None = None,
+               players: Sequence[int] = GAME_PLAYERS) -> dict:
     """Write the static site to the folder ``out`` (created; an existing site there is replaced).
 
     Parameters
@@ -278,12 +364,16 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
     variants : list of str, optional
         Preset names (default: :data:`DEFAULT_VARIANTS`, Super 421 alone).
     game : bool
-        Include the 2-player game answers.
+        Include the game answers (at the sizes ``players``).
     states : callable, optional
-        ``states(variant) -> [(pot, mine, theirs), ...]``: the token states to include (default: every live state).
+        ``states(variant) -> [(pot, mine, theirs), ...]``: the 2-player token states to include (default: every
+        live state).
     progress : callable, optional
         ``progress(done, total, what)``, called as the work goes on (``total`` steps: a hand to beat's round
-        answers, the leader's, a variant's solve, a token state's values).
+        answers, the leader's, a variant's solve, a token state's values, an n-player game's rounds).
+    players : sequence of int
+        The table sizes with a game answer (default :data:`GAME_PLAYERS`): 2, and from 3 those whose
+        equilibrium ships (:func:`nplayer_sizes`; a build never solves an n-player game).
 
     Returns
     -------
@@ -295,10 +385,12 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
         if n not in PRESETS:
             raise ValueError(f"variants: {n!r} is not allowed; allowed: {', '.join(PRESETS)}")
     vs = {n: as_variant(n) for n in names}
-    picked = {n: (states(v) if states else game_states(v)) if game else [] for n, v in vs.items()}
+    with_two = game and 2 in players
+    picked = {n: (states(v) if states else game_states(v)) if with_two else [] for n, v in vs.items()}
+    sizes = {n: nplayer_sizes(v, players) if game else [] for n, v in vs.items()}
     out = Path(out)
     _check_out(out)
-    total = sum(_NH + 1 + (1 + len(picked[n]) if game else 0) for n in names)
+    total = sum(_NH + 1 + (1 + len(picked[n]) if with_two else 0) + len(sizes[n]) for n in names)
     done = 0
 
     def step(what: str) -> None:
@@ -314,8 +406,9 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
         games = {}
         for name, v in vs.items():
             _write_rounds(w, name, v, step)
-            if game:
-                games[name] = _write_game(w, name, v, picked[name], step)
+            games[name] = _write_game(w, name, v, picked[name], step) if with_two else {}
+            for n in sizes[name]:
+                games[name].update(_write_nplayer(w, name, v, n, step))
         index = manifest(vs, games)
         w.put("index", index)
         assets = resources.files("four21sim.advice") / "site_assets"
@@ -425,6 +518,23 @@ def _write_game(w: "_Writer", name: str, v: Variant, picked: list, step: Callabl
     w.put(data_key(name, "g2"), {"outcomes": {ph: outcome_code(v, ph) for ph in phases}, "values": vals})
     return {"2": {"fields": ["pot", "mine", "theirs"], "states": [list(st) for st in picked], "file": "g2",
                   "solver": "four21sim.exact.two_player (exact, both players optimal)"}}
+
+
+def _write_nplayer(w: "_Writer", name: str, v: Variant, n: int, step: Callable[[str], None]) -> dict:
+    """``data/<variant>/g<n>.js``: the shipped n-player equilibrium's rounds; returns the manifest's entry."""
+    from ..exact import nplayer
+    sol = nplayer.solve(v, n, "pay")
+    w.put(data_key(name, f"g{n}"), nplayer_data(sol))
+    step(f"{name}: the {n}-player game's rounds")
+    return {str(n): {"fields": ["pot", *(f"t{s}" for s in range(n)), "leader"], "file": f"g{n}", "seats": True,
+                     "solver": f"four21sim.exact.nplayer (the certified equilibrium shipped for {n} players)"}}
+
+
+def nplayer_sizes(v: Variant, players: Sequence[int]) -> list[int]:
+    """The sizes of ``players`` from 3 up whose equilibrium of ``v`` ships (a build never starts a solve)."""
+    from ..exact import nplayer, shipped
+    return [n for n in players if 3 <= n <= nplayer.MAX_PLAYERS and shipped.available(v, n)
+            and v.end == "first_out"]
 
 
 def _swap(new: Path, out: Path, files: list[str]) -> None:

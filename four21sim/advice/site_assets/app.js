@@ -1,6 +1,7 @@
 /* 421 at the table: the advisor's page. It holds no rule. The round answers (every keep, its order,
-   its exact fraction) are read from the data files four21sim writes; the 2-player game answer is
-   computed here from the solver's values of the round's outcomes, by the solver kernel's own backward
+   its exact fraction) are read from the data files four21sim writes; the game answer is computed here,
+   at 2 players from the solver's values of the round's outcomes, from 3 players from the n-player
+   equilibrium's rounds (its contexts, outcomes and values), by the solver kernels' own backward
    induction over the round (same operations, same order, in double precision), and the keeps are
    ranked as advisor.keep_order ranks them (docs/site.md). Data files are scripts, so that the page
    works from file://. */
@@ -9,7 +10,8 @@
   const DATA = (window.F421DATA = window.F421DATA || {});
   const M = DATA.index;
   const $ = (id) => document.getElementById(id);
-  const FIELD_LABELS = { pot: "pot", mine: "yours", theirs: "opponent's" };
+  const FIELD_LABELS = { pot: "pot", mine: "yours", theirs: "opponent's", leader: "leader" };
+  for (let i = 0; i < 8; i++) FIELD_LABELS["t" + i] = "seat " + i;
 
   if (!M) {
     $("loading").textContent = "The tables (data/index.js) are missing: write the site with four21sim site --out DIR.";
@@ -206,6 +208,266 @@
     return opts;
   }
 
+  // ------------------------------------------------------------------ the n-player round, played backwards
+  // The round kernel of four21sim.exact._nplayer_kernels (solve_round: the outcomes' values, then every
+  // follower's player_turn from the last level up, then the leader's) on the equilibrium's own arrays
+  // (data/<variant>/g<n>.js, from four21sim.exact.round_tables): the same sums in the same order, the same
+  // ties (the first keep within keep_tie of the best). Large arrays come deflated (base64): the browser's
+  // DecompressionStream inflates them.
+  let GAME_SECONDS = 5; // past this, the page says so and gives the round answer (the tests may lower it)
+  class TooSlow extends Error {}
+  async function inflate(b64, Type) {
+    if (typeof DecompressionStream === "undefined") {
+      throw new TooSlow("This browser cannot inflate the game's tables (it has no DecompressionStream)");
+    }
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Type(await new Response(stream).arrayBuffer());
+  }
+  const tablesN = {};
+  function nTables(v, g) {
+    const key = v.name + "/" + g.file;
+    if (!tablesN[key]) {
+      tablesN[key] = (async () => {
+        const d = await load(key);
+        // a phase's contexts are inflated when a state of that phase is first asked (the décharge's are most)
+        const phases = {};
+        const phase = (ph) => {
+          const c = d.phases[ph];
+          if (!phases[ph]) {
+            phases[ph] = Promise.all([inflate(c.ctx_c, Int8Array),
+              c.row_len ? Int32Array.from({ length: c.G + 1 }, (_, g) => g * c.row_len) : inflate(c.row_start, Int32Array),
+              inflate(c.trans, c.trans_type === "u2" ? Uint16Array : Int32Array)])
+              .then(([ctx, rows, trans]) => Object.assign({}, c, { ctx_c: ctx, row_start: rows, trans }));
+            phases[ph].catch(() => { delete phases[ph]; });
+          }
+          return phases[ph];
+        };
+        const values = await inflate(d.values, Float64Array);
+        const X = new Float64Array(values.length + d.consts.length);
+        X.set(values);
+        X.set(d.consts, values.length);
+        const st = d.steps;
+        // the leader's values after each final hand, where the build wrote them (a phase of many contexts)
+        const ends = {};
+        const leadEnds = (ph) => {
+          const c = d.phases[ph];
+          if (!c.lead_ends) return null;
+          if (!ends[ph]) {
+            const pos = new Map();
+            d.states.forEach((t, i) => { if ((t[0] > 0) === (ph === "charge")) pos.set(i, pos.size); });
+            ends[ph] = inflate(c.lead_ends, Float64Array).then((U) => ({ pos, U, L: c.L }));
+            ends[ph].catch(() => { delete ends[ph]; });
+          }
+          return ends[ph];
+        };
+        return { n: d.players, states: d.states, index: new Map(d.states.map((t, i) => [t.join(","), i])), phase, X,
+                 leadEnds,
+                 succ: await inflate(d.succ, Int32Array), start: await inflate(d.succ_start, Int32Array),
+                 ST2: Int32Array.from(st.step2), ST1: Int32Array.from(st.step1), ST0: Int32Array.from(st.step0),
+                 EMPTY: st.empty, NP: st.partial, PK: Int32Array.from(st.pk), PKS: Int32Array.from(st.pk_start),
+                 P0: Float64Array.from(st.p0), TIE: st.tie, rounds: new Map() };
+      })();
+      tablesN[key].catch(() => { delete tablesN[key]; });
+    }
+    return tablesN[key];
+  }
+
+  // the kernel's _keep_values: kv[k*K + j] from level[h*K + j], one die added at a time
+  function keepValuesN(T, level, kv, K) {
+    const { ST2, ST1, ST0 } = T;
+    const SIXTH = 1.0 / 6.0;
+    for (let r = 0; r < ST2.length; r += 7) {
+      const k = ST2[r] * K;
+      const a1 = ST2[r + 1] * K, a2 = ST2[r + 2] * K, a3 = ST2[r + 3] * K;
+      const a4 = ST2[r + 4] * K, a5 = ST2[r + 5] * K, a6 = ST2[r + 6] * K;
+      for (let j = 0; j < K; j++) {
+        kv[k + j] = (level[a1 + j] + level[a2 + j] + level[a3 + j] + level[a4 + j] + level[a5 + j] + level[a6 + j]) * SIXTH;
+      }
+    }
+    for (let r = 0; r < ST1.length; r += 7) {
+      const k = ST1[r] * K;
+      const a1 = ST1[r + 1] * K, a2 = ST1[r + 2] * K, a3 = ST1[r + 3] * K;
+      const a4 = ST1[r + 4] * K, a5 = ST1[r + 5] * K, a6 = ST1[r + 6] * K;
+      for (let j = 0; j < K; j++) kv[k + j] = (kv[a1 + j] + kv[a2 + j] + kv[a3 + j] + kv[a4 + j] + kv[a5 + j] + kv[a6 + j]) * SIXTH;
+    }
+    const e = T.EMPTY * K;
+    const b0 = ST0[0] * K, b1 = ST0[1] * K, b2 = ST0[2] * K, b3 = ST0[3] * K, b4 = ST0[4] * K, b5 = ST0[5] * K;
+    for (let j = 0; j < K; j++) kv[e + j] = (kv[b0 + j] + kv[b1 + j] + kv[b2 + j] + kv[b3 + j] + kv[b4 + j] + kv[b5 + j]) * SIXTH;
+  }
+
+  // one round of state s: the outcomes' values (_final_values), contexts solved on demand
+  async function nRound(T, s) {
+    if (T.rounds.has(s)) return T.rounds.get(s);
+    const P = await T.phase(T.states[s][0] ? "charge" : "decharge");
+    if (T.rounds.has(s)) return T.rounds.get(s); // asked twice meanwhile
+    const K = T.n;
+    const nOut = P.fin_start.length - 1;
+    const vals = new Float64Array((P.G + nOut) * K);
+    const base = T.start[s];
+    for (let e = 0; e < nOut; e++) {
+      for (let j = 0; j < K; j++) {
+        let acc = 0.0;
+        for (let t = P.fin_start[e]; t < P.fin_start[e + 1]; t++) acc += P.fin_w[t] * T.X[T.succ[base + P.fin_cls[t] * K + j]];
+        vals[(P.G + e) * K + j] = acc;
+      }
+    }
+    const R = { P, K, vals, done: new Uint8Array(P.G),
+                work: { a: new Float64Array(NH * K), b: new Float64Array(NH * K), kv: new Float64Array((T.NP + 1) * K) } };
+    if (T.rounds.size >= 3) T.rounds.delete(T.rounds.keys().next().value); // a few states kept (memory)
+    T.rounds.set(s, R);
+    return R;
+  }
+  // where context g's follower ends on h after f throws (the kernel's _follower_tix)
+  const endOf = (P, g, f, h) => P.trans[P.row_start[g] + (P.exact ? 0 : f - 1) * NH + h];
+  function roleOf(P, g) { let i = 1; while (g >= P.lvl[i]) i++; return i; }
+
+  // the kernel's player_turn for context g (every component after the keep best for its role): vals[g]
+  function contextTurn(T, R, g) {
+    const { P, K, vals, work } = R;
+    const { PK, PKS, TIE, P0 } = T;
+    const trans = P.trans;
+    const role = roleOf(P, g);
+    const c = P.ctx_c[g];
+    const exact = P.exact;
+    const base = P.row_start[g];
+    let level = work.a;
+    let next = work.b;
+    const kv = work.kv;
+    const last = base + (exact ? 0 : (c - 1) * NH);
+    for (let h = 0; h < NH; h++) {
+      const x = trans[last + h] * K;
+      for (let j = 0; j < K; j++) level[h * K + j] = vals[x + j];
+    }
+    for (let made = c - 1; made > 0; made--) {
+      keepValuesN(T, level, kv, K);
+      const row = base + (made - 1) * NH; // stopping (not for an exact follower): the ends after `made` throws
+      for (let h = 0; h < NH; h++) {
+        let t0 = PKS[h];
+        const t1 = PKS[h + 1];
+        let src, best;
+        if (!exact) { src = trans[row + h]; best = vals[src * K + role]; src = -1 - src; }
+        else { src = PK[t0]; best = kv[src * K + role]; t0++; }
+        for (let t = t0; t < t1; t++) {
+          const v = kv[PK[t] * K + role];
+          if (v > best + TIE) { best = v; src = PK[t]; }
+        }
+        const from = src < 0 ? vals : kv;
+        const at = (src < 0 ? -1 - src : src) * K;
+        for (let j = 0; j < K; j++) next[h * K + j] = from[at + j];
+      }
+      const swap = level;
+      level = next;
+      next = swap;
+    }
+    for (let j = 0; j < K; j++) {
+      let acc = 0.0;
+      for (let h = 0; h < NH; h++) acc += P0[h] * level[h * K + j];
+      vals[g * K + j] = acc;
+    }
+    R.done[g] = 1;
+  }
+
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
+  // solve the contexts `list` (later levels first), yielding to the page every ~30 ms; past the deadline, TooSlow
+  // (what is solved stays solved: asked again, the page goes on from there); live() false: another situation
+  async function solveContexts(T, R, list, deadline, live) {
+    let tick = performance.now();
+    for (let i = 0; i < list.length; i++) {
+      if (!R.done[list[i]]) contextTurn(T, R, list[i]);
+      const now = (i & 63) === 63 ? performance.now() : 0;
+      if (now && (now - tick > 50 || now > deadline)) {
+        await pause();
+        if (live && !live()) throw new TooSlow("Stopped: another situation was asked");
+        if (performance.now() > deadline) {
+          throw new TooSlow("The game answer at " + T.n + " players takes over " + GAME_SECONDS + " s on this device");
+        }
+        tick = performance.now();
+      }
+    }
+  }
+  // the contexts after context g (its follower's ends, theirs, ...), later levels first
+  function after(R, g) {
+    const { P } = R;
+    const seen = new Set();
+    let frontier = [g];
+    const levels = [];
+    while (frontier.length) {
+      const nxt = [];
+      for (const x of frontier) {
+        const c = P.ctx_c[x];
+        for (let f = P.exact ? c : 1; f <= c; f++) {
+          for (let h = 0; h < NH; h++) {
+            const y = endOf(P, x, f, h);
+            if (y < P.G && !seen.has(y)) { seen.add(y); nxt.push(y); }
+          }
+        }
+      }
+      if (nxt.length) levels.push(nxt);
+      frontier = nxt;
+    }
+    return levels.reverse().flat();
+  }
+
+  // utilities of every keep of one decision for the player choosing (component `role`), its own play after
+  // it the profile's (the best for itself, ties to the first keep), as nplayer.keep_utilities
+  function chooser(T, ends, c, first, made, hand, role) {
+    let level = Float64Array.from({ length: NH }, (_, h) => ends(c, h));
+    const kv = new Float64Array(T.NP + 1);
+    for (let m = c - 1; m > made; m--) {
+      keepValuesN(T, level, kv, 1);
+      level = Float64Array.from({ length: NH }, (_, h) => {
+        let t0 = T.PKS[h];
+        let best;
+        if (first === 0) best = ends(m, h);
+        else { best = kv[T.PK[t0]]; t0++; }
+        for (let t = t0; t < T.PKS[h + 1]; t++) if (kv[T.PK[t]] > best + T.TIE) best = kv[T.PK[t]];
+        return best;
+      });
+    }
+    const opts = {};
+    if (made === c) { opts[FULL + hand] = ends(c, hand); return opts; }
+    keepValuesN(T, level, kv, 1);
+    for (let t = T.PKS[hand]; t < T.PKS[hand + 1]; t++) opts[T.PK[t]] = kv[T.PK[t]];
+    if (first === 0) opts[FULL + hand] = ends(made, hand);
+    return opts;
+  }
+
+  // {keep: utility (1 - P(pay))} of the hand held at a table of n, everyone playing the equilibrium after it
+  async function gameOptionsN(s) {
+    const deadline = performance.now() + GAME_SECONDS * 1000; // reading the tables counts too
+    const T = await nTables(s.v, s.g);
+    const byRole = [s.state.pot, ...s.order.map((seat) => s.state.toks[seat])];
+    const idx = T.index.get(byRole.join(","));
+    if (idx === undefined) {
+      fail("state: " + stateText(s) + " is not a state of these tables; allowed: pot=P," +
+           s.order.map((_, i) => "t" + i + "=T" + i).join(",") + ",leader=SEAT adding up to tokens=" + s.v.tokens +
+           ", every seat holding tokens once the pot is empty");
+    }
+    const made = s.count - s.throws;
+    const stored = s.r === 0 ? await T.leadEnds(s.state.pot > 0 ? "charge" : "decharge") : null;
+    if (stored) { // the leader's values after each final hand, as the build computed them
+      const at = stored.pos.get(idx) * stored.L * NH;
+      return chooser(T, (f, h) => stored.U[at + (f - 1) * NH + h], s.count, 0, made, s.hand, 0);
+    }
+    const R = await nRound(T, idx);
+    const { P, K, vals } = R;
+    if (s.r === 0) {
+      const list = [];
+      for (let g = P.G - 1; g >= 0; g--) list.push(g);
+      await solveContexts(T, R, list, deadline, s.live);
+      const ends = (f, h) => vals[P.lead_next[(f - 1) * NH + h] * K];
+      return chooser(T, ends, s.count, 0, made, s.hand, 0);
+    }
+    let g = P.lead_next[(s.count - 1) * NH + s.hands[0]];
+    for (const h of s.hands.slice(1)) g = endOf(P, g, s.count, h);
+    await solveContexts(T, R, after(R, g), deadline, s.live);
+    const ends = (f, h) => vals[endOf(P, g, f, h) * K + s.r];
+    return chooser(T, ends, s.count, P.exact ? 1 : 0, made, s.hand, s.r);
+  }
+
   // ------------------------------------------------------------------ the situation
   function fail(msg) { throw new Error(msg); }
   function parseHand(text, name) {
@@ -255,6 +517,81 @@
     return vals.map(Number);
   }
 
+  // a table of 3 or more, as `four21sim advise --players N --seat S --state pot=P,t0=..,leader=L`: advise's
+  // forms POT,T0,..,T(N-1)[,LEADER] or the names in any order, each once (the leader may be left out)
+  function readStateN(raw, g, players) {
+    if (!raw) return null;
+    const seats = g.fields.filter((f) => /^t\d+$/.test(f));
+    const forms = "pot=P," + seats.map((f) => f + "=" + f.toUpperCase()).join(",") + ",leader=SEAT, or " +
+      (players + 1) + " or " + (players + 2) + " whole numbers POT," + seats.map((f) => f.toUpperCase()).join(",") +
+      "[,LEADER]";
+    const bad = () => fail("state: '" + raw + "' is not allowed; allowed: " + forms);
+    const parts = raw.split(",");
+    let vals;
+    if (raw.includes("=") || raw.includes(":")) {
+      const got = new Map();
+      parts.forEach((part) => {
+        const m = part.match(/^(\w+)[=:](\d+)$/);
+        if (m && g.fields.includes(m[1]) && !got.has(m[1])) got.set(m[1], m[2]);
+        else bad();
+      });
+      vals = g.fields.map((f) => got.get(f));
+      if (vals[vals.length - 1] === undefined) vals.pop();
+    } else {
+      vals = parts;
+    }
+    if ((vals.length !== players + 1 && vals.length !== players + 2) || vals.some((x) => x === undefined || !/^\d+$/.test(x))) bad();
+    const n = vals.map(Number);
+    return { pot: n[0], toks: n.slice(1, players + 1), leader: n.length === players + 2 ? n[players + 1] : null };
+  }
+  const stateText = (s) => "pot=" + s.state.pot + "," + s.state.toks.map((t, i) => "t" + i + "=" + t).join(",") +
+    ",leader=" + s.state.leader;
+  // the hands before the seat advised: "654,521" (each a hand; "6,5,4" is one hand)
+  function parseHands(text) {
+    const parts = String(text).split(",");
+    if (parts.length > 1 && parts.every((x) => /^\s*[1-6]\s*$/.test(x))) return [parseHand(text, "beat")];
+    return parts.map((x) => parseHand(x, "beat"));
+  }
+
+  // the situation at a table with the n-player game answer: the seat, the state, the hands before it
+  function tableSituation(p, v, players, g) {
+    const seat = intIn("seat", p.seat === undefined || p.seat === "" ? "0" : p.seat, 0, players - 1);
+    const state = readStateN(p.state, g, players);
+    const hands = p.beat ? parseHands(p.beat) : [];
+    let role = p.role || (p.beat ? "follower" : "leader");
+    if (role !== "leader" && role !== "follower") fail("role: '" + role + "' is not allowed; allowed: leader, follower");
+    let phase = p.phase || "charge";
+    const s = { v, players, g, seat, hands };
+    if (state) {
+      if (state.leader === null) {
+        if (role === "follower") fail("state: '" + p.state + "' names no leader; allowed: a follower's state with leader=SEAT");
+        state.leader = seat;
+      }
+      if (state.leader >= players) fail("state: leader=" + state.leader + " is not allowed; allowed: 0 to " + (players - 1));
+      const implied = state.leader === seat ? "leader" : "follower";
+      if (p.role && p.role !== implied) {
+        fail("state: leader=" + state.leader + " does not match role " + p.role + " for seat " + seat + "; allowed: role " +
+             implied + ", or another leader");
+      }
+      role = implied;
+      s.order = Array.from({ length: players }, (_, k) => (state.leader + k) % players);
+      s.r = s.order.indexOf(seat);
+      if (hands.length !== s.r && (p.beat || s.r === 0)) {
+        fail("beat: " + hands.length + " hands are not allowed; allowed: the " + s.r + " hands of the players before seat " +
+             seat + " this round, in playing order from the leader (seat " + state.leader + ")");
+      }
+      phase = state.pot > 0 ? "charge" : "decharge";
+    }
+    if (own(v.limits, phase) === undefined) fail("phase: '" + phase + "' is not allowed; allowed: charge, decharge");
+    Object.assign(s, { role, state, phase, L: v.limits[phase] });
+    s.hand = p.hand ? parseHand(p.hand, "hand") : null;
+    // the round answer plays against the worst hand before (the ranking's last)
+    s.beat = role === "follower" && hands.length ? hands.reduce((a, h) => (v.order.indexOf(h) > v.order.indexOf(a) ? h : a)) : null;
+    s.count = role === "follower" ? intIn("count", p.count || String(s.L), 1, s.L) : s.L;
+    s.throws = intIn("throws", p.throws === undefined || p.throws === "" ? String(s.count - 1) : p.throws, 0, s.count - 1);
+    return s;
+  }
+
   // s: strings from the address or the form -> a checked situation
   function situation(p) {
     const v = own(M.variants, p.variant || Object.keys(M.variants)[0]);
@@ -263,6 +600,21 @@
     if (role !== "leader" && role !== "follower") fail("role: '" + role + "' is not allowed; allowed: leader, follower");
     const players = intIn("players", p.players || "2", PLAYERS.min, PLAYERS.max);
     const g = gameOf(v, players);
+    if (g && g.seats) return tableSituation(p, v, players, g);
+    if (!g && p.state && players >= 3 && players <= PLAYERS.game_max) {
+      // a table the solver answers but this site holds no data for: the state is read (as advise reads it)
+      // and the round answer given, with the command that gives the game answer
+      const fields = ["pot", ...Array.from({ length: players }, (_, i) => "t" + i), "leader"];
+      const s = tableSituation(p, v, players, { fields, seats: true, missing: true });
+      const here = Object.keys(v.game);
+      s.gameNote = "This page holds no game answer at " + players + " players yet" + (here.length ? " (it does at " +
+        here.join(", ") + ")" : "") + ": the command gives it, " + command(s) + ".";
+      return s;
+    }
+    if (p.seat !== undefined && p.seat !== "" && players === 2) {
+      fail("seat: '" + p.seat + "' is not allowed with 2 players; allowed: 3 players or more (with 2 you are " +
+           "'mine': state=pot=P,mine=M,theirs=T)");
+    }
     const state = readState(p.state, v, players, g);
     let phase = p.phase || "charge";
     if (state) phase = state[0] > 0 ? "charge" : "decharge";
@@ -298,12 +650,20 @@
     const d = await load(s.v.name + "/round");
     return s.role === "leader" ? d.lead[String(s.L)][String(s.throws)] : d.beat[M.hands[s.beat]][String(s.throws)];
   }
+  // the game answer's rows, best first: p the player's utility (P(win the game), or 1 - P(pay) at a table of
+  // 3 or more), show the number shown (P(win the game), or P(pay))
   async function gameRows(s) {
-    if (!s.state) return null;
+    if (!s.state || s.g.missing) return null;
+    if (s.g.seats) {
+      const opts = await gameOptionsN(s);
+      return keepOrder(s.hand, opts).map((k) => ({ k, p: opts[k], show: 1 - opts[k], ...KEEPS[s.hand][k] }));
+    }
     const g2 = await load(s.v.name + "/" + s.g.file);
     const opts = gameOptions(s, g2);
-    return keepOrder(s.hand, opts).map((k) => ({ k, p: opts[k], ...KEEPS[s.hand][k] }));
+    return keepOrder(s.hand, opts).map((k) => ({ k, p: opts[k], show: opts[k], ...KEEPS[s.hand][k] }));
   }
+  const seated = (s) => Boolean(s.g && s.g.seats);
+  const gameMeasure = (s) => (seated(s) ? "P(pay)" : "P(win the game)");
 
   // ------------------------------------------------------------------ the words (ties, near-ties, gaps)
   const what = (k) => (k.stop ? "stop" : "keep " + k.label);
@@ -320,7 +680,10 @@
     game.forEach((k) => { gameOfK[k.k] = k.p; });
     return tied.reduce((a, k) => (gameOfK[k.k] > gameOfK[a.k] ? k : a), tied[0]);
   }
-  function where(s) { return "from pot " + s.state[0] + ", you " + s.state[1] + ", the opponent " + s.state[2]; }
+  function where(s) {
+    if (seated(s)) return "from " + stateText(s) + ", you in seat " + s.seat;
+    return "from pot " + s.state[0] + ", you " + s.state[1] + ", the opponent " + s.state[2];
+  }
 
   // the words of four21sim.advice.explain.explain, with the same numbers
   function explain(s, measure, den, round, game) {
@@ -336,11 +699,15 @@
       near.map((k) => what(k) + " " + pp(p(best) - p(k)) + " lower").join(", ") + ". ";
     if (!game) {
       let more;
-      if (s.g) more = "Give the tokens for the game answer, P(winning the game).";
+      if (s.gameNote) more = s.gameNote;
+      else if (seated(s)) more = "Give every seat's tokens and the leader for the game answer, P(pay).";
+      else if (s.g) more = "Give the tokens for the game answer, P(winning the game).";
       else if (s.players <= PLAYERS.game_max) {
-        more = "The game answer for 3 to " + PLAYERS.game_max + " players, P(pay), needs the n-player solver at " +
-               "run time: " + command(s, true) + " (the round answer holds at any table: a follower plays " +
-               "against the worst hand on the table).";
+        const here = Object.keys(s.v.game);
+        more = "This page holds no game answer at " + s.players + " players yet" + (here.length ? " (it does at " +
+               here.join(", ") + ")" : "") + ": P(pay) at " + s.players + " players comes from the n-player " +
+               "solver at run time: " + command(s, true) + " (the round answer holds at any table: a follower " +
+               "plays against the worst hand on the table).";
       } else {
         more = "No exact game answer at " + s.players + " players (the solvers go up to " + PLAYERS.game_max +
                "): the round answer holds at any table (a follower plays against the worst hand on the table).";
@@ -352,23 +719,28 @@
     const g = game[0];
     const gameOfK = {};
     game.forEach((k) => { gameOfK[k.k] = k.p; });
+    const shownOfK = {};
+    game.forEach((k) => { shownOfK[k.k] = k.show; });
+    const GM = gameMeasure(s);
+    const worse = seated(s) ? " higher" : " lower";
     const roundOfK = {};
     round.forEach((k) => { roundOfK[k.k] = k; });
     const gTied = game.filter((k) => Math.abs(k.p - g.p) <= TIE);
     const gNear = game.filter((k) => !gTied.includes(k) && g.p - k.p < M.near_tie);
-    const gameTies = (gTied.length > 1 ? gTied.length + " keeps tie on P(win the game): " + list(gTied) +
-      " all give " + pctGame(g.p) + ". " : "") + (gNear.length ? "Near-tie on P(win the game) (within " +
-      pp(M.near_tie) + "): " + gNear.map((k) => what(k) + " " + pp(g.p - k.p) + " lower").join(", ") + "." : "");
+    const gameTies = (gTied.length > 1 ? gTied.length + " keeps tie on " + GM + ": " + list(gTied) +
+      " all give " + pctGame(g.show) + ". " : "") + (gNear.length ? "Near-tie on " + GM + " (within " +
+      pp(M.near_tie) + "): " + gNear.map((k) => what(k) + " " + pp(g.p - k.p) + worse).join(", ") + "." : "");
     if (g.k === best.k) {
       lines.push("Both answers say " + what(best) + ": it maximises " + measure + " (" + pctRound(best.n, den) +
-                 ") and P(winning the game) " + where(s) + " (" + pctGame(g.p) + "). " + ties + gameTies);
+                 ") and " + (seated(s) ? "minimises P(pay) " : "P(winning the game) ") + where(s) + " (" +
+                 pctGame(g.show) + "). " + ties + gameTies);
       return lines;
     }
     if (tied.some((k) => k.k === g.k)) {
       const others = tied.filter((k) => k.k !== g.k);
       lines.push("The round answer is a tie: " + list(tied) + " all give " + measure + " = " + pctRound(best.n, den) +
-                 "; the game answer breaks it: " + what(g) + " gives P(win the game) " + pctGame(g.p) + " " +
-                 where(s) + ", against " + others.map((k) => pctGame(gameOfK[k.k]) + " for " + what(k)).join(", ") +
+                 "; the game answer breaks it: " + what(g) + " gives " + GM + " " + pctGame(g.show) + " " +
+                 where(s) + ", against " + others.map((k) => pctGame(shownOfK[k.k]) + " for " + what(k)).join(", ") +
                  ".");
       return lines;
     }
@@ -376,11 +748,16 @@
     const dRound = p(r) - p(roundOfK[g.k]);
     const dGame = g.p - gameOfK[r.k];
     lines.push((tied.length > 1 ? ties : "") + "They differ: " + what(r) + " gives " + measure + " " +
-               pctRound(r.n, den) + " and P(win the game) " + pctGame(gameOfK[r.k]) + "; " + what(g) + " gives " +
-               pctRound(roundOfK[g.k].n, den) + " and " + pctGame(g.p) + " (" + where(s) + "). The round answer is " +
+               pctRound(r.n, den) + " and " + GM + " " + pctGame(shownOfK[r.k]) + "; " + what(g) + " gives " +
+               pctRound(roundOfK[g.k].n, den) + " and " + pctGame(g.show) + " (" + where(s) + "). The round answer is " +
                "ahead by " + pp(dRound) + " on the round, the game answer by " + pp(dGame) + " on the game.");
     if (dGame < M.near_tie) lines.push("For the game that is a near-tie (under " + pp(M.near_tie) + "): either keep will do.");
     if (dRound < M.near_tie) lines.push("For the round that is a near-tie (under " + pp(M.near_tie) + ").");
+    if (seated(s)) { // the words of explain.reason_table
+      lines.push("The round answer plays for this round only (a leader against one follower, a follower against the " +
+                 "worst hand so far), the game answer weighs the tokens at stake and every player still to throw.");
+      return lines;
+    }
     lines.push("The game answer weighs the tokens at stake; the command below splits the gap over the round's " +
                "outcomes (how often each keep wins the round, what a won or lost round is then worth).");
     return lines;
@@ -390,10 +767,13 @@
   function command(s, table) {
     const parts = ["four21sim advise", M.hands[s.hand], "--variant", s.v.name];
     if (s.role === "leader") parts.push("--role leader");
-    else parts.push("--beat", M.hands[s.beat], "--count", s.count);
+    else parts.push("--beat", (s.hands && s.hands.length ? s.hands : [s.beat]).map((h) => M.hands[h]).join(","),
+                    "--count", s.count);
     parts.push("--throws-left", s.throws);
     if (s.players !== 2) parts.push("--players", s.players);
-    if (table) {
+    if (seated(s) && s.state) {
+      parts.push("--seat", s.seat, "--state", stateText(s));
+    } else if (table) {
       const seats = Array.from({ length: s.players }, (_, i) => "t" + i + "=T" + i).join(",");
       parts.push("--seat", "SEAT", "--state", "pot=P," + seats + ",leader=SEAT");
     } else if (s.state) parts.push("--state", s.state.join(","));
@@ -428,14 +808,14 @@
          el("strong", { "data-num": best.n, "data-den": tbl.den }, pctRound(best.n, tbl.den))));
     if (game) {
       head.append(el("p", { class: "game", id: "best-game" }, "For the game: ", el("strong", {}, what(game[0])),
-        " — P(win the game) = ", el("strong", { "data-p": game[0].p }, pctGame(game[0].p))));
+        " — " + gameMeasure(s) + " = ", el("strong", { "data-p": game[0].show }, pctGame(game[0].show))));
     }
     box.append(head);
     const table = el("table", { id: "keeps" },
       el("caption", { class: "help" }, "Every keep, best first for the round" +
          (s.role === "follower" && s.v.followers === "exact" ? " (exact rule: a follower re-throws at least one die)" : "")),
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "keep"), el("th", { scope: "col" }, measure),
-         game ? el("th", { scope: "col" }, "P(win game)") : [])));
+         game ? el("th", { scope: "col" }, seated(s) ? "P(pay)" : "P(win game)") : [])));
     const body = el("tbody");
     round.forEach((k) => {
       const gk = gameBy[k.k];
@@ -447,7 +827,7 @@
       body.append(el("tr", { class: cls || null, "data-keep": k.label },
         el("td", { class: "keep", "data-best": badge }, k.label),
         el("td", { "data-num": k.n, "data-den": tbl.den, title: "exact: " + fraction(k.n, tbl.den) }, pctRound(k.n, tbl.den)),
-        game ? el("td", { "data-p": gk.p }, pctGame(gk.p)) : []));
+        game ? el("td", { "data-p": gk.show }, pctGame(gk.show)) : []));
     });
     table.append(body);
     box.append(table);
@@ -523,9 +903,16 @@
     $("players").value = p.players || "2";
     const g = gameOf(v, Number($("players").value));
     stateFields(g);
+    seatChoices(g, p.seat);
     let st;
     try {  // the fields in the form's order, whatever the address's (a bad state is said by render)
-      st = (readState(p.state, v, Number($("players").value), g) || []).map(String);
+      if (g && g.seats) {
+        const t = readStateN(p.state, g, Number($("players").value));
+        st = t ? [t.pot, ...t.toks, t.leader === null ? $("seat").value : t.leader].map(String) : [];
+        if (t) (Number(st[st.length - 1]) === Number($("seat").value) ? $("role-leader") : $("role-follower")).checked = true;
+      } else {
+        st = (readState(p.state, v, Number($("players").value), g) || []).map(String);
+      }
     } catch (e) {
       st = (p.state || "").split(",").map((x) => x.replace(/^\D+/, ""));
     }
@@ -534,10 +921,17 @@
     syncChoices(p.count, p.throws);
   }
 
+  function seatChoices(g, seat) {
+    const n = Number($("players").value);
+    $("seat-row").hidden = !(g && g.seats);
+    if (g && g.seats) options($("seat"), Array.from({ length: n }, (_, i) => i), null, seat, 0);
+  }
+
   function syncChoices(count, throws) {
     const v = M.variants[$("variant").value];
     const g = gameOf(v, Number($("players").value));
     stateFields(g);
+    seatChoices(g);
     const st = g ? g.fields.map((f) => $(f).value.trim()) : [];
     const complete = st.length && st.every((x) => x !== "");
     if (complete && /^\d+$/.test(st[0])) $("phase").value = Number(st[0]) > 0 ? "charge" : "decharge";
@@ -556,6 +950,8 @@
       ? ($("phase").value === "charge" ? "the charge: tokens in the pot" : "the décharge: the pot is empty")
       : v.tokens + " in all; empty: round only";
     const withGame = Object.keys(v.game).join(", ");
+    $("beat-help").textContent = g && g.seats ? "the hands before yours, the leader's first (e.g. 654,521)"
+      : "the worst on the table";
     $("players-help").textContent = g ? "tokens below: the game answer"
       : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
   }
@@ -567,13 +963,20 @@
     if (p.role === "follower") { p.beat = $("beat").value.trim(); p.count = $("count").value; }
     const g = gameOf(v, Number(p.players));
     const st = g ? g.fields.map((f) => $(f).value.trim()) : [];
-    if (st.length && st.every((x) => x !== "")) p.state = st.join(",");
-    else p.phase = $("phase").value;
+    if (g && g.seats) p.seat = $("seat").value;
+    if (st.length && st.every((x) => x !== "")) {
+      // a table of 3 or more: advise's names; the role follows from the seat and the leader
+      p.state = g.seats ? g.fields.map((f, i) => f + "=" + st[i]).join(",") : st.join(",");
+      if (g.seats) delete p.role;
+    } else {
+      p.phase = $("phase").value;
+    }
     return p;
   }
   function toHash(p) {
-    const order = ["variant", "role", "hand", "throws", "beat", "count", "phase", "players", "state"];
-    return "#" + order.filter((k) => p[k]).map((k) => k + "=" + encodeURIComponent(p[k]).replace(/%2C/g, ",")).join("&");
+    const order = ["variant", "role", "hand", "throws", "beat", "count", "phase", "players", "seat", "state"];
+    return "#" + order.filter((k) => p[k]).map((k) => k + "=" +
+      encodeURIComponent(p[k]).replace(/%2C/g, ",").replace(/%3D/g, "=")).join("&");
   }
 
   let drawing = 0;
@@ -591,7 +994,23 @@
         err.hidden = true;
         return;
       }
-      const [tbl, game] = await Promise.all([roundTable(s), gameRows(s)]);
+      const tbl = await roundTable(s);
+      if (ticket !== drawing) return;
+      let game = null;
+      if (seated(s) && s.state && !s.g.missing) { // the round answer at once, the game answer when it is computed
+        s.live = () => ticket === drawing;
+        s.gameNote = "Computing the game answer at " + s.players + " players…";
+        drawAnswer(s, tbl, null);
+        try {
+          game = await gameRows(s);
+          s.gameNote = null;
+        } catch (e) {
+          if (!(e instanceof TooSlow)) throw e;
+          s.gameNote = e.message + ": the round answer above holds; the command gives the game answer, " + command(s) + ".";
+        }
+      } else {
+        game = await gameRows(s);
+      }
       if (ticket !== drawing) return;
       drawAnswer(s, tbl, game);
       err.hidden = true;
@@ -604,7 +1023,15 @@
   }
 
   function onForm(ev) {
-    if (ev && ["variant", "phase", "players", "count"].includes(ev.target.name) || (ev && ev.target.name === "role")) {
+    const g = gameOf(M.variants[$("variant").value], Number($("players").value));
+    if (ev && ev.target.name === "role" && g && g.seats && $("leader").value.trim() !== "") {
+      // at a table of 3 or more the state's leader says who leads: leading is leading from your seat
+      const n = Number($("players").value);
+      const seat = Number($("seat").value);
+      if ($("role-leader").checked) $("leader").value = String(seat);
+      else if (Number($("leader").value) === seat) $("leader").value = String((seat + n - 1) % n);
+    }
+    if (ev && ["variant", "phase", "players", "count", "seat"].includes(ev.target.name) || (ev && ev.target.name === "role")) {
       syncChoices();
     } else if (ev && FIELD_LABELS[ev.target.name] !== undefined) {
       syncChoices(undefined, $("throws").value);
@@ -614,10 +1041,12 @@
     render(p);
   }
 
-  // for the tests (tests/test_site.py): the game answer of a situation, and the ranking, as the page computes them
+  // for the tests (tests/test_site*.py) and experiments/site_game_timing.py: the game answer of a situation
+  // (P(win the game), or P(pay) from 3 players), and the ranking, as the page computes them
   window.F421 = {
     keepOrder,
-    async game(p) { const s = situation(p); return (await gameRows(s)).map((k) => [k.k, k.p]); },
+    async game(p) { const s = situation(p); return (await gameRows(s)).map((k) => [k.k, k.show]); },
+    limit(seconds) { GAME_SECONDS = seconds; }, // how long a game answer may take before the page gives up
   };
 
   // ------------------------------------------------------------------ start

@@ -1,0 +1,151 @@
+"""The phone page's game answer at 3 to 6 players: its data (``data/<variant>/g<n>.js``) against the solver.
+
+The page plays a round of the n-player equilibrium backwards from the data
+(:mod:`four21sim.exact.round_tables`, packed by :func:`four21sim.advice.site.nplayer_data`).
+Here the data are read back as the page reads them and a slow reference written from the
+data alone (plain recursion over the contexts, the keeps' odds from ``dice.THROW_COUNTS``)
+must give :func:`four21sim.exact.nplayer.keep_values` in sampled situations; the page itself
+is held to ``four21sim advise --json`` in tests/test_site_nplayer_browser.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from four21sim.advice import site as site_mod
+from four21sim.exact import nplayer
+from four21sim.rules import dice
+from four21sim.rules.variants import as_variant
+
+V = as_variant("super421")
+THROW_P = dice.THROW_COUNTS[:dice.FULL_KEEP] / dice.KT_DENOM[:dice.FULL_KEEP, None]
+P0 = dice.THROW_COUNTS[dice.EMPTY_KEEP] / 216.0
+
+
+@pytest.fixture(scope="module")
+def sol3():
+    return nplayer.solve(V, 3, "pay")
+
+
+@pytest.fixture(scope="module")
+def data3(sol3):
+    return site_mod.nplayer_data(sol3)
+
+
+class Reference:
+    """A round played backwards from the page's data only (slow: one context at a time, memoised)."""
+
+    def __init__(self, data: dict, state: tuple):
+        self.n = data["players"]
+        key = [state[0], *state[1]]
+        s = data["states"].index(key)
+        self.ph = data["phases"]["charge" if state[0] else "decharge"]
+        X = np.concatenate([site_mod.unpack(data["values"], "f8"), data["consts"]])
+        start = site_mod.unpack(data["succ_start"], "i4")
+        S = X[site_mod.unpack(data["succ"], "i4")[start[s]:start[s + 1]]].reshape(self.ph["classes"], self.n)
+        fs, fc, fw = self.ph["fin_start"], self.ph["fin_cls"], self.ph["fin_w"]
+        self.out = [sum(fw[t] * S[fc[t]] for t in range(fs[e], fs[e + 1])) for e in range(len(fs) - 1)]
+        self.trans = site_mod.unpack(self.ph["trans"], self.ph["trans_type"]).astype(np.int64)
+        self.row = (np.arange(self.ph["G"] + 1) * self.ph["row_len"] if self.ph["row_len"]
+                    else site_mod.unpack(self.ph["row_start"], "i4"))
+        self.cc = site_mod.unpack(self.ph["ctx_c"], "i1")
+        self.lvl = self.ph["lvl"]
+        self.memo = {}
+
+    def node(self, x: int) -> np.ndarray:
+        G = self.ph["G"]
+        return self.out[x - G] if x >= G else self.context(x)
+
+    def ends(self, g: int) -> np.ndarray:
+        """``[h, j]``: the utilities when context g's follower ends on h (an exact follower: after the count)."""
+        return np.array([self.node(int(self.trans[self.row[g] + h])) for h in range(dice.N_HANDS)])
+
+    def turn(self, level: np.ndarray, c: int, role: int, down_to: int) -> np.ndarray:
+        """The profile's play from the last throw back to throw ``down_to`` + 1 (an exact follower)."""
+        for _made in range(c - 1, down_to, -1):
+            kv = THROW_P @ level
+            nxt = np.empty_like(level)
+            for h in range(dice.N_HANDS):
+                ks = dice.keeps_of(h, allow_stop=False)
+                best = ks[0]
+                for k in ks[1:]:
+                    if kv[k, role] > kv[best, role] + 1e-12:
+                        best = k
+                nxt[h] = kv[best]
+            level = nxt
+        return level
+
+    def context(self, g: int) -> np.ndarray:
+        if g not in self.memo:
+            role = int(np.searchsorted(self.lvl, g, side="right"))
+            c = int(self.cc[g])
+            self.memo[g] = P0 @ self.turn(self.ends(g), c, role, 0)
+        return self.memo[g]
+
+    def follower(self, hands, c: int, made: int, hand: int) -> dict:
+        role = len(hands)
+        g = self.ph["lead_next"][(c - 1) * dice.N_HANDS + hands[0]]
+        for h in hands[1:]:
+            g = int(self.trans[self.row[g] + h])
+        level = self.turn(self.ends(g), c, role, made)
+        kv = THROW_P @ level
+        return {k: float(kv[k, role]) for k in dice.keeps_of(hand, allow_stop=False)}
+
+
+def test_the_packed_arrays_read_back_as_written(sol3, data3):
+    a = site_mod.nplayer_arrays(sol3)
+    for ph in ("charge", "decharge"):
+        c = data3["phases"][ph]
+        for name, dt in (("trans", c["trans_type"]), ("ctx_c", "i1")):
+            assert np.array_equal(site_mod.unpack(c[name], dt), a["phases"][ph][name])
+        assert c["row_len"] == 56 and "row_start" not in c  # exact followers: rows of one hand each
+        assert np.array_equal(np.arange(c["G"] + 1) * c["row_len"], a["phases"][ph]["row_start"])
+    assert np.array_equal(site_mod.unpack(data3["values"], "f8"), sol3.choice_values()[:, :3].ravel())
+
+
+@pytest.mark.parametrize("state, hands, c, made, hand", [
+    ((0, (3, 5, 3)), (dice.hand_index((6, 5, 4)), dice.hand_index((5, 2, 1))), 3, 2, dice.hand_index((6, 3, 1))),
+    ((0, (1, 2, 8)), (dice.hand_index((4, 2, 1)), dice.hand_index((1, 1, 1))), 2, 1, dice.hand_index((2, 2, 1))),
+    ((6, (2, 0, 3)), (dice.hand_index((3, 3, 2)),), 3, 1, dice.hand_index((6, 6, 1))),
+    ((11, (0, 0, 0)), (dice.hand_index((6, 6, 6)),), 3, 2, dice.hand_index((4, 2, 2))),
+])
+def test_the_data_give_the_solvers_keep_values(sol3, data3, state, hands, c, made, hand):
+    ref = Reference(data3, state)
+    got = ref.follower(list(hands), c, made, hand)
+    want = nplayer.keep_values(sol3, state, len(hands), hands, (c,) * len(hands), made, hand)
+    assert set(got) == set(want)
+    for k in want:
+        assert abs(got[k] - want[k]) <= 1e-12, (k, got[k], want[k])
+
+
+def test_a_build_writes_the_shipped_sizes_and_says_them(tmp_path):
+    info = site_mod.build_site(tmp_path / "s", players=(3,))
+    game = info["manifest"]["variants"]["super421"]["game"]
+    assert list(game) == ["3"]
+    assert game["3"]["fields"] == ["pot", "t0", "t1", "t2", "leader"]
+    assert (tmp_path / "s" / "data" / "super421" / "g3.js").is_file()
+    assert not (tmp_path / "s" / "data" / "super421" / "g2.js").exists()
+
+
+@pytest.mark.parametrize("state, made, hand", [((0, (4, 4, 3)), 1, dice.hand_index((6, 3, 1))),
+                                               ((0, (1, 8, 2)), 2, dice.hand_index((3, 1, 1))),
+                                               ((7, (2, 0, 2)), 2, dice.hand_index((5, 4, 2)))])
+def test_the_leaders_stored_values_give_the_solvers_keep_values(sol3, state, made, hand):
+    # what a build stores for the leader of a phase of many contexts (round_tables.lead_ends), played as the page
+    # plays it: its own later keeps the best for itself (stopping allowed), then the keeps of the decision
+    from four21sim.exact import round_tables
+    U = round_tables.lead_ends(sol3, sol3.states.index(state))
+    L = U.shape[0]
+    level = U[L - 1]
+    for m in range(L - 1, made, -1):
+        kv = THROW_P @ level
+        level = np.array([max([U[m - 1, h]] + [kv[k] for k in dice.keeps_of(h, allow_stop=False)])
+                          for h in range(dice.N_HANDS)])
+    kv = THROW_P @ level
+    got = {k: float(kv[k]) for k in dice.keeps_of(hand, allow_stop=False)}
+    got[dice.FULL_KEEP + hand] = float(U[made - 1, hand])
+    want = nplayer.keep_values(sol3, state, 0, (), (), made, hand)
+    assert set(got) == set(want)
+    for k in want:  # the largest value, not the first within 1e-12 of it: at most 1e-12 a throw apart
+        assert abs(got[k] - want[k]) <= 1e-11, (k, got[k], want[k])

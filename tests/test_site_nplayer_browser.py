@@ -1,0 +1,219 @@
+"""The phone page's game answer at 3 and 4 players, in headless Chromium, against ``four21sim advise --state``.
+
+The site is written once for the module with the n-player data of the default build
+(:data:`four21sim.advice.site.GAME_PLAYERS`: the sizes from 3 that ship), for Super 421 and
+le Bon (whose followers may stop early: the page's other path), and opened once;
+situations drawn with a fixed seed (leader and followers, charge and décharge, several token
+states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
+form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
+The issue's 4-player situation is also opened by its address and read from what the page shows.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_site import CHROMIUM, FLAGS, ROOT, _browser_or_skip
+
+from four21sim.advice import site as site_mod
+from four21sim.cli import advise as advise_cli
+from four21sim.exact import shipped
+from four21sim.rules import dice
+from four21sim.rules.variants import as_variant
+
+V = as_variant("super421")
+SIZES = [n for n in site_mod.GAME_PLAYERS if n >= 3 and shipped.available(V, n)]
+# Super 421's followers throw exactly the leader's count; le Bon's may stop before it (the page's other path)
+VARIANTS = ("super421", "super421-lebon")
+ISSUE = "#hand=631&throws=1&beat=654,521&players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site-n") / "site"
+    site_mod.build_site(out, players=SIZES)
+    return out
+
+
+@pytest.fixture(scope="module")
+def lebon_page(page, tmp_path_factory):
+    """Le Bon's site (its own build: some 10 s more), in a page of the same browser."""
+    out = tmp_path_factory.mktemp("site-lebon") / "site"
+    site_mod.build_site(out, variants=["super421-lebon"], players=SIZES)
+    pg = page.context.browser.new_page()
+    pg.goto(out.joinpath("index.html").as_uri())
+    pg.wait_for_function("window.F421 !== undefined")
+    yield pg
+    pg.close()
+
+
+@pytest.fixture(scope="module")
+def page(site):
+    sync_playwright = _browser_or_skip()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        pg = b.new_page(viewport={"width": 390, "height": 844})
+        errors = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(site.joinpath("index.html").as_uri() + ISSUE)
+        pg.wait_for_selector("#best-game", timeout=60_000)
+        pg.errors = errors
+        yield pg
+        b.close()
+    assert errors == []
+
+
+def _situations(variant: str, n: int, rng: random.Random) -> list[dict]:
+    """Leader and followers (the first and the last), charge and décharge, at n players."""
+    out = []
+    T = V.tokens
+    for pot in (0, rng.randrange(1, T + 1)):
+        for role in (0, 1, n - 1):
+            while True:  # a state of the phase: every seat some tokens in the décharge
+                low = 1 if pot == 0 else 0
+                cuts = sorted(rng.randrange(0, T - pot - n * low + 1) for _ in range(n - 1))
+                toks = [b - a + low for a, b in zip([0, *cuts], [*cuts, T - pot - n * low])]
+                if sum(toks) == T - pot:
+                    break
+            leader = rng.randrange(n)
+            seat = (leader + role) % n
+            count = rng.choice((2, 3)) if role else 3
+            state = f"pot={pot}," + ",".join(f"t{i}={t}" for i, t in enumerate(toks)) + f",leader={leader}"
+            q = {"variant": variant, "hand": dice.hand_name(rng.randrange(dice.N_HANDS)),
+                 "throws": str(rng.randrange(1, count)),
+                 "players": str(n), "seat": str(seat), "state": state}
+            if role:
+                q["beat"] = ",".join(dice.hand_name(rng.randrange(dice.N_HANDS)) for _ in range(role))
+                q["count"] = str(count)
+            out.append(q)
+    return out
+
+
+def _argv(q: dict) -> list[str]:
+    argv = [q["hand"], "--variant", q["variant"], "--throws-left", q["throws"], "--players", q["players"],
+            "--seat", q["seat"], "--state", q["state"]]
+    if "beat" in q:
+        argv += ["--beat", q["beat"], "--count", q["count"]]
+    return argv
+
+
+@pytest.mark.parametrize("variant", [pytest.param(v, marks=pytest.mark.slow) if v != "super421" else v
+                                     for v in VARIANTS])
+@pytest.mark.parametrize("n", SIZES)
+def test_the_pages_game_answer_is_the_commands(request, variant, n):
+    page = request.getfixturevalue("page" if variant == "super421" else "lebon_page")
+    rng = random.Random(421 + n)
+    for q in _situations(variant, n, rng):
+        want = advise_cli.advise(_argv(q))["game"]["keeps"]
+        got = page.evaluate("p => window.F421.game(p)", q)
+        label = {k["keep"]: k["p_pay"] for k in want}
+        got_by = {dice.keep_label(_hand(q["hand"]), k): p for k, p in got}
+        assert set(got_by) == set(label), q
+        for k, p in got_by.items():
+            assert abs(p - label[k]) <= 1e-9, (q, k, p, label[k])
+        # the best keep is the command's, or one the command ties with it (within 1e-9)
+        assert label[dice.keep_label(_hand(q["hand"]), got[0][0])] <= min(label.values()) + 1e-9, q
+
+
+def _hand(name: str) -> int:
+    return dice.hand_index(tuple(int(c) for c in name))
+
+
+def _go(page, hash_: str, ready: str, arg: str) -> None:
+    page.evaluate("h => { location.hash = h; }", hash_)
+    page.wait_for_function(ready, arg=arg, timeout=60_000)
+
+
+def test_the_issues_situation_opens_from_its_address_with_the_game_answer(page):
+    _go(page, "#", "() => document.querySelector('#best-game') === null", "")
+    _go(page, ISSUE, "s => document.querySelector('#best-game') !== null && "
+        "document.getElementById('cli').textContent.endsWith(s)", "leader=0")
+    want = advise_cli.advise(["631", "--throws-left", "1", "--beat", "654,521", "--players", "4", "--seat", "2",
+                              "--state", "pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"])
+    best = want["game"]["keeps"][0]
+    assert page.text_content("#best-game").startswith(f"For the game: keep {best['keep']}")
+    cells = page.eval_on_selector_all("#keeps tbody tr", """rows => rows.map(r => {
+        const c = r.querySelectorAll('td'); return [c[0].textContent, Number(c[2].dataset.p)]; })""")
+    pay = {k["keep"]: k["p_pay"] for k in want["game"]["keeps"]}
+    assert len(cells) == len(pay)
+    for keep, p in cells:
+        assert abs(p - pay[keep]) <= 1e-9
+    assert page.text_content("thead").count("P(pay)") == 1
+    why = page.text_content("#why")
+    assert "the game answer breaks it" in why and "leader=0, you in seat 2" in why
+    assert page.text_content("#cli").endswith("--players 4 --seat 2 --state pot=0,t0=4,t1=2,t2=3,t3=2,leader=0")
+    # the form holds the situation: every seat's tokens, the leader and the seat
+    assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "leader")] == \
+        ["0", "4", "2", "3", "2", "0"]
+    assert page.input_value("#seat") == "2" and page.input_value("#beat") == "654,521"
+    assert "index.html" + ISSUE in (ROOT / "docs" / "site.md").read_text()  # the docs' address, this one
+
+
+@pytest.mark.parametrize("hash_, words", [
+    ("#hand=631&throws=1&beat=654&players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0",
+     "beat: 1 hands are not allowed; allowed: the 2 hands of the players before seat 2"),
+    ("#hand=631&throws=1&players=4&seat=0&state=pot=0,t0=4,t1=2,t2=3,t3=1,leader=0",
+     "state: pot=0,t0=4,t1=2,t2=3,t3=1,leader=0 is not a state of these tables"),
+    ("#hand=631&throws=1&role=leader&players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0",
+     "state: leader=0 does not match role leader for seat 2; allowed: role follower"),
+    ("#hand=631&throws=1&players=4&seat=7&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0",
+     "seat: '7' is not allowed; allowed: 0 to 3"),
+    ("#hand=631&throws=1&players=4&state=pot=0,t0=4,t9=2,leader=0", "state: 'pot=0,t0=4,t9=2,leader=0' is not allowed"),
+    ("#hand=631&throws=1&players=2&seat=1&state=0,5,6", "seat: '1' is not allowed with 2 players"),
+])
+def test_a_bad_table_situation_is_said_in_one_line(page, hash_, words):
+    _go(page, hash_, "w => document.getElementById('error').textContent.includes(w)", words)
+    assert not page.is_hidden("#error")
+
+
+def test_an_answer_past_the_time_limit_is_said_and_the_round_answer_stays(page, site):
+    pg = page.context.browser.new_page(viewport={"width": 390, "height": 844})  # its own: the limit stays there
+    try:
+        pg.goto(site.joinpath("index.html").as_uri())
+        pg.wait_for_function("window.F421 !== undefined")
+        pg.evaluate("window.F421.limit(0.001)")  # a phone far slower than any: the leader's round cannot finish
+        # (a charge state: the page solves its round; the décharge's leader values come with the data)
+        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=5,t0=2,t1=2,"
+                    "t2=1,t3=1,leader=1")
+        pg.wait_for_function("() => document.getElementById('why') !== null && "
+                             "document.getElementById('why').textContent.includes('takes over')", timeout=60_000)
+        why = pg.text_content("#why")
+        assert "The game answer at 4 players takes over 0.001 s on this device" in why
+        assert "four21sim advise 631 --variant super421 --role leader --throws-left 1 --players 4 --seat 1 --state " \
+               "pot=5,t0=2,t1=2,t2=1,t3=1,leader=1" in why
+        assert pg.locator("#best-game").count() == 0 and pg.locator("#keeps tbody tr").count() == 8
+        pg.evaluate("window.F421.limit(60)")  # asked again with time to spare: the answer comes
+        pg.evaluate("h => { location.hash = h; }", "#hand=631&throws=1&players=4&seat=1&state=pot=5,t0=2,t1=2,"
+                    "t2=1,t3=1,leader=1&role=leader")
+        pg.wait_for_selector("#best-game", timeout=60_000)
+    finally:
+        pg.close()
+
+
+def test_where_the_answers_differ_the_page_says_why_with_the_commands_numbers(page):
+    q = "#hand=311&throws=1&players=4&seat=0&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"
+    _go(page, q, "s => document.querySelector('#best-game') !== null && "
+        "document.getElementById('cli').textContent.includes(s)", "advise 311 ")
+    want = advise_cli.advise(["311", "--throws-left", "1", "--players", "4", "--seat", "0", "--state",
+                              "pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"])
+    game = want["game"]["keeps"]
+    assert game[0]["keep"] != want["keeps"][0]["keep"]  # the command's answers differ here
+    why = page.text_content("#why")
+    assert f"They differ: {'stop' if want['keeps'][0]['stop'] else 'keep ' + want['keeps'][0]['keep']} gives" in why
+    pay = {k["keep"]: k["p_pay"] for k in game}
+    assert f"and P(pay) {100 * pay[want['keeps'][0]['keep']]:.2f}%" in why
+    assert f"and {100 * game[0]['p_pay']:.2f}% (from pot=0,t0=4,t1=2,t2=3,t3=2,leader=0, you in seat 0)" in why
+    assert "every player still to throw" in why
+
+
+def test_a_table_size_without_data_gives_the_round_answer_and_the_command(page):
+    q = "#hand=631&throws=1&beat=654,521&players=5&seat=2&state=pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0"
+    _go(page, q, "() => document.getElementById('why') !== null && "
+        "document.getElementById('why').textContent.includes('5 players')", "")
+    assert page.is_hidden("#error") and page.locator("#best-game").count() == 0
+    assert page.locator("#keeps tbody tr").count() == 7  # the round answer: every keep of 631 but stopping
+    why = page.text_content("#why")
+    assert "This page holds no game answer at 5 players yet" in why
+    assert ("the command gives it, four21sim advise 631 --variant super421 --beat 654,521 --count 3 --throws-left 1 "
+            "--players 5 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0.") in why
