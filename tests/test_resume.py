@@ -370,6 +370,7 @@ def test_a_long_solve_shows_its_progress_line_by_line_through_a_pipe(monkeypatch
         assert any(want in line for line in progress), err
     assert all(line.endswith(" so far]") for line in progress)
     assert any("; about " in line and " left in this phase (estimate)" in line for line in progress)
+    assert any("charge, pass 2 of 5 (pot 2) done; then the certificate" in line for line in progress), err
     assert sol.iterations == 3
 
 

@@ -41,7 +41,8 @@ minutes). In a command (:func:`enter_command`, which every command's ``run`` cal
 wait that a signal interrupts at once. When a signal stops the command, the worker cannot be
 stopped (it is inside a kernel), so the command ends the process with its status
 (:func:`exit_now`, an ``os._exit``: 130 for Ctrl-C, 143 for SIGTERM) once its streams are
-flushed. Nothing is left half-written: the disk cache's writes run inside :func:`unstoppable`,
+flushed. Nothing is left half-written: the disk cache's writes (entries, and a long solve's
+checkpoints, from which the next call resumes it) run inside :func:`unstoppable`,
 which :func:`exit_now` waits for (a write already started finishes; none starts after the
 signal), and a cache lock is an ``flock``, released when the process ends. A command stopped
 by a signal outside a solve ends the same way (``cli._common.run``): the interpreter's own
