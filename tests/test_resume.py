@@ -146,7 +146,8 @@ def test_a_solve_killed_after_any_pass_resumes_to_the_same_arrays(monkeypatch, t
     ks = range(1, len(saves) + 1) if game is EVERY else _picked(saves)
     for k in ks:
         sol, last = _resume_after(monkeypatch, tmp_path, game, k)
-        assert sol.info["resumed_from"] == f"{last[0]} {last[1]}"
+        # (killed in a game of fewer players, solved first: that one resumed)
+        assert f"{last[0]} {last[1]}" in [s.info.get("resumed_from") for s in (sol, *sol.subs.values())]
         _same(sol, ref)
 
 

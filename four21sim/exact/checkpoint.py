@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._util.atomic import UnsafePath, atomic_path, read_bounded
+from .._util.atomic import atomic_path, read_bounded
 from .._util.checks import shown
 from .._util.waiting import say, speaker, unstoppable
 from . import store
@@ -105,7 +105,7 @@ class Checkpoint:
         try:
             return self._read(expect)
         except Exception as exc:  # noqa: BLE001  whatever is wrong with a file, it is refused, not raised
-            why = str(exc) if isinstance(exc, (ValueError, UnsafePath)) and str(exc) else type(exc).__name__
+            why = str(exc) if isinstance(exc, ValueError) and str(exc) else f"it cannot be read: {type(exc).__name__}"
             say(f"{speaker()}: checkpoint: {shown(str(self.path))} is not allowed ({why}); allowed: this solve's "
                 "own checkpoint, whole; solving from the start")
             self.remove()
