@@ -364,7 +364,7 @@ def test_a_long_solve_shows_its_progress_line_by_line_through_a_pipe(monkeypatch
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert "\r" not in err and "\x1b" not in err  # not a terminal: plain lines
-    label = "super421 with tokens=5 at 3 players"
+    label = "3 players"
     progress = [line for line in lines if line.startswith(f"solve: {label}: ")]
     # (the first states may come before the display's clock has started: the last ones are drawn)
     for want in ("certificate décharge, pass 1 done (residual ", "certificate charge, pass 5 of 5 (pot 5) done"):
@@ -399,10 +399,27 @@ def test_on_a_terminal_the_line_is_rewritten_in_place_never_wraps_and_never_glue
         shown.show("g: pass 2", 60.0, " in this phase")
     out = term.getvalue()
     drawn = [part for part in out.split("\r\x1b[K") if part]
-    assert drawn[0].endswith("…\na notice\n")  # the notice starts a line of its own
+    assert drawn[0].endswith(" [0 s]\na notice\n")  # cut before what remains; a notice starts a line of its own
+    assert ", ~2 min left [0 s]" in drawn[0] and "…" in drawn[0]
     assert all(len(part.split("\n")[0]) <= 79 for part in drawn)  # cut to the width: it never wraps
     assert drawn[-1].startswith("four21sim: g: pass 2; about 60 s left in this phase (estimate) [")
     assert drawn[-1].endswith(" so far]\n")  # the last state stays on screen, its line ended
+
+
+def test_a_terminal_of_unknown_width_gets_80_columns(monkeypatch):
+    # a pseudo-terminal (script, some CI runners) may say it has 0 columns: the line was cut to "s…"
+    class Sized(_Terminal):
+        def fileno(self) -> int:
+            return 2
+
+    monkeypatch.setattr(waiting.os, "get_terminal_size", lambda fd: os.terminal_size((0, 0)))
+    term = Sized()
+    with waiting.progress(stream=term, after=0.0) as shown:
+        deadline = time.monotonic() + 120
+        while not shown.due and time.monotonic() < deadline:
+            time.sleep(0.01)
+        shown.show("solve: a game: charge, pass 2 of 5 (pot 2) done")
+    assert "four21sim: solve: a game: charge, pass 2 of 5 (pot 2) done [0 s so far]\n" in term.getvalue()
 
 
 def test_durations_read_as_a_person_reads_them():

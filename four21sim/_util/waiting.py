@@ -235,7 +235,7 @@ class Progress:
         self.t0 = time.monotonic()
         self.text: str | None = None
         self.left: float | None = None  # seconds left as estimated when the state was given
-        self.scope = ""
+        self.scope = self.detail = ""
         self.t_text = self.t0
         self.due = False  # the computation has lasted `after` s: states are drawn
         self.drawn = 0  # lines drawn (tests read it)
@@ -252,20 +252,25 @@ class Progress:
         except (AttributeError, ValueError, OSError):
             return False
 
-    def show(self, text: str, left: float | None = None, scope: str = "") -> None:
+    def show(self, text: str, left: float | None = None, scope: str = "", detail: str = "") -> None:
         """The computation is now at ``text`` (one line, no newline), with about ``left`` s to go (None:
-        unknown) ``scope`` (`` in this phase``: said after "left")."""
+        unknown) ``scope`` (`` in this phase``: said after "left"); ``detail`` (``; then ...``) follows
+        ``text`` where the line has room for it."""
         with _lines:
-            self.text, self.left, self.scope, self.t_text = text, left, scope, time.monotonic()
+            self.text, self.left, self.scope, self.detail, self.t_text = text, left, scope, detail, time.monotonic()
             if self.due:
                 self._draw()
 
-    def line(self) -> str:
-        """The line drawn for the current state: the speaker, the state, what remains, the time so far."""
+    def line(self, compact: bool = False) -> str:
+        """The line drawn for the current state: the speaker, the state, what remains, the time so far
+        (``compact``: without the detail, in fewer words, for a narrow terminal; a NUL marks where the
+        state ends, the place to cut it)."""
         now = time.monotonic()
-        left = "" if self.left is None else \
-            f"; about {duration(self.left - (now - self.t_text))} left{self.scope} (estimate)"
-        return f"{speaker()}: {self.text}{left} [{duration(now - self.t0)} so far]"
+        left = None if self.left is None else duration(self.left - (now - self.t_text))
+        if compact:
+            return f"{speaker()}: {self.text}\0{'' if left is None else f', ~{left} left'} [{duration(now - self.t0)}]"
+        left = "" if left is None else f"; about {left} left{self.scope} (estimate)"
+        return f"{speaker()}: {self.text}{self.detail}{left} [{duration(now - self.t0)} so far]"
 
     def _draw(self) -> None:
         if self.text is None or self._done.is_set():
@@ -279,9 +284,13 @@ class Progress:
                 try:
                     width = os.get_terminal_size(stream.fileno()).columns
                 except (AttributeError, ValueError, OSError):
-                    width = 80
+                    width = 0
+                width = width if width >= 20 else 80  # (a pseudo-terminal may say 0 columns: unknown)
                 if len(text) > width - 1:  # a wrapped line could not be rewritten in place
-                    text = text[:max(width - 2, 1)] + "…"
+                    head, tail = self.line(compact=True).split("\0")
+                    if len(head) + len(tail) > width - 1:  # the state is cut, what remains and the clock kept
+                        head = head[:max(width - 2 - len(tail), 1)] + "…"
+                    text = (head + tail)[:width - 1]
                 progress_line(text, stream)
             else:
                 say(text, stream)

@@ -726,19 +726,17 @@ class _Run:
         text = f"{_PHASES[phase]}, pass {step}" + (f" of {total} (pot {step})" if total else "") + " done"
         if residual is not None:
             text += f" (residual {residual:.1e})"
-        if left is not None and total is None:
-            text += f"; about {left} more pass{'es' * (left > 1)}"
+        more = f"; about {left} more pass{'es' * (left > 1)}" if left is not None and total is None else ""
         mean = sum(self.times) / len(self.times)
-        self._show(text, left * mean if left else None)
+        self._show(text, left * mean if left else None, more)
 
-    def _show(self, text: str, left: float | None = None) -> None:
+    def _show(self, text: str, left: float | None = None, more: str = "") -> None:
         if self.display is None:
             return
         later = {"contexts": "the décharge, the charge", "decharge": "the charge", "charge": ""}.get(self.phase, "")
         if self.certify and self.phase in ("contexts", "decharge", "charge"):
             later += ", the certificate" if later else "the certificate"
-        text += f"; then {later}" if later else ""
-        self.display.show(f"{self.label}: {text}", left, " in this phase")
+        self.display.show(f"{self.label}: {text}", left, " in this phase", more + (f"; then {later}" if later else ""))
 
 
 def _solve_resumable(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
@@ -747,7 +745,7 @@ def _solve_resumable(variant: Variant, n: int, objective: str, tol: float, max_i
     progress on ``display``. A solve that resumed is checked as a disk-cache entry is when read
     (:func:`verify_entry`): a checkpoint is a file, whose digest proves it whole, not right; one
     that does not check is removed and the game solved from the start."""
-    label = f"{variant.describe()} at {n} players"
+    label = f"{n} players"  # (the game itself is named by the notice said before)
     run = _Run(label, key, display, tol, certify=certify)
     sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie, run)
     if run.resumed is None:
