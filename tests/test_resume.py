@@ -325,6 +325,7 @@ _CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_solve_killed_by_sigkill_resumes_to_the_same_arrays(monkeypatch, tmp_path, tmp_path_factory):
     ref, _ = _reference(EVERY, tmp_path_factory)
     folder = _fresh(monkeypatch, tmp_path / "cache")
@@ -353,6 +354,54 @@ def test_a_solve_killed_by_sigkill_resumes_to_the_same_arrays(monkeypatch, tmp_p
     assert sol.info["resumed_from"] == "charge 2"
     _same(sol, ref)
     assert not list(folder.glob("*" + store.CHECKPOINT_SUFFIX))
+
+
+_COMMAND = textwrap.dedent("""
+    import sys, time
+    from four21sim.cli import main
+    from four21sim.exact import checkpoint
+
+    def hook(stage, step):
+        print(stage, step, flush=True)
+        if (stage, step) == ("decharge", 2):
+            time.sleep(600)  # stopped here, its second décharge pass checkpointed
+
+    checkpoint._after_save = hook
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+@pytest.mark.slow
+def test_a_command_stopped_by_sigterm_resumes_on_the_next_call(monkeypatch, tmp_path):
+    game = (Variant.from_preset("super421", {"tokens": 5}), 3, {})  # what the command solves
+    _fresh(monkeypatch, tmp_path / "ref")
+    ref = _solve(game)
+    folder = _fresh(monkeypatch, tmp_path / "cache")
+    env = dict(os.environ, FOUR21SIM_CACHE_DIR=str(folder))
+    child = subprocess.Popen([sys.executable, "-c", _COMMAND, "solve", "--players", "3", "--set", "tokens=5"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        lines = []
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            line = child.stdout.readline()
+            if not line:
+                break
+            lines.append(line.split())
+            if lines[-1] == ["decharge", "2"]:
+                break
+        assert lines and lines[-1] == ["decharge", "2"], lines
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=120) == 143
+        assert "Traceback" not in child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert len(list(folder.glob("*" + store.CHECKPOINT_SUFFIX))) == 1
+    sol = _solve(game)
+    assert sol.info["resumed_from"] == "decharge 2"
+    _same(sol, ref)
 
 
 # ---------------------------------------------------------------- progress
