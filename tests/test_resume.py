@@ -174,6 +174,20 @@ def test_the_games_of_fewer_players_are_stored_and_the_outer_game_resumes(monkey
     _same(sol, ref)
 
 
+def test_a_checkpoint_write_cut_by_a_kill_leaves_nothing_behind_the_next_solve(monkeypatch, tmp_path):
+    # a writer killed mid-write leaves its temporary file (.<name>.<pid>.tmp.npz): the next solve of the
+    # same key removes it if its writer is dead, and leaves a live process's alone
+    path = _checkpoint_after(monkeypatch, tmp_path, EVERY, 2)
+    dead = 2 ** 22 + 12345  # (above the largest process id Linux gives by default)
+    assert not os.path.exists(f"/proc/{dead}")
+    orphan, live = tmp_path / f".{path.name}.{dead}.tmp.npz", tmp_path / f".{path.name}.{os.getppid()}.tmp.npz"
+    orphan.write_bytes(b"half a checkpoint")
+    live.write_bytes(b"being written")
+    _solve(EVERY)
+    assert not orphan.exists() and live.exists()
+    assert not path.exists()
+
+
 def test_with_the_disk_cache_off_there_is_no_checkpoint(monkeypatch, tmp_path, tmp_path_factory):
     ref, _ = _reference(EVERY, tmp_path_factory)
     monkeypatch.setenv("FOUR21SIM_CACHE_DIR", "off")

@@ -13,7 +13,8 @@ A checkpoint is data, and is read as such (:meth:`Checkpoint.load`): an ``.npz``
 the key of the solve it belongs to (another solve's is refused), its metadata (JSON) and a
 SHA-256 digest of the key, the metadata and every array's name, dtype, shape and bytes (a file
 damaged on the way is refused); the caller says which arrays each stage holds and their shapes
-(``expect``), and every array must be exactly those, of float64, finite. A refused checkpoint
+(``expect``), and every array must be exactly those, of float64, finite. The temporary files of
+writers killed mid-write are removed when the next solve of the same key reads its checkpoint. A refused checkpoint
 costs one notice on standard error and a solve from the start, never a wrong answer; and a solve
 that resumed checks its result as a disk-cache entry is checked when read (the n-player solver's
 ``verify_entry``), since a digest proves no more than that the file is whole.
@@ -29,7 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._util.atomic import atomic_path, read_bounded
+from .._util.atomic import atomic_path, orphaned, read_bounded
 from .._util.checks import shown
 from .._util.waiting import say, speaker, unstoppable
 from . import store
@@ -100,7 +101,10 @@ class Checkpoint:
         ValueError saying why the metadata is wrong. A checkpoint that fails any check is
         removed, with one notice: the solve starts over.
         """
-        if self.path is None or not os.path.lexists(self.path):
+        if self.path is None:
+            return None
+        self._sweep()
+        if not os.path.lexists(self.path):
             return None
         try:
             return self._read(expect)
@@ -138,6 +142,17 @@ class Checkpoint:
             if not np.isfinite(a).all():
                 raise ValueError(f"its {name} holds numbers that are not finite")
         return meta, arrays
+
+    def _sweep(self) -> None:
+        """Remove the temporary files of this checkpoint left by writers that died mid-write (a SIGKILL):
+        at 6 players some 23 MB each. Only the solver holding the entry's lock calls this, so no live
+        writer of this checkpoint but itself exists (and a live process's file is kept anyway)."""
+        try:
+            for tmp in self.path.parent.glob(f".{self.path.name}.*.tmp*"):
+                if orphaned(tmp):
+                    os.unlink(tmp)
+        except OSError:
+            pass
 
     def remove(self) -> None:
         """Remove the checkpoint (the entry is stored, or the checkpoint was refused)."""
