@@ -720,7 +720,7 @@ class _Run:
             # a residual shrinking geometrically reaches tol after log(r/tol) / log(rate) more passes; policy
             # iteration shrinks it faster than that as it ends (at 4 players, 7.5e-4 then 6.9e-7, then done):
             # no more than the _TYPICAL passes an iteration takes are counted until they are used up
-            if len(r) >= 2 and 0 < r[-1] < r[-2] and self.tol > 0:
+            if len(r) >= 2 and 0 < r[-1] < r[-2] and self.tol > 0 and step < limit:
                 rate = math.ceil(math.log(r[-1] / self.tol) / math.log(r[-2] / r[-1]))
                 left = max(1, min(rate, max(_TYPICAL - step, 1), limit - step))
         text = f"{_PHASES[phase]}, pass {step}" + (f" of {total} (pot {step})" if total else "") + " done"
