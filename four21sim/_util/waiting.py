@@ -21,6 +21,15 @@ Nothing is printed when the work is quick, so the output of a warm run is unchan
 notice starts on a line of its own (:func:`say`): a progress line drawn in place
 (:func:`progress_line`, a tqdm bar) is never continued by a notice.
 
+A long solve's progress
+-----------------------
+A solve that has lasted :data:`PROGRESS_AFTER` seconds also shows where it is (:func:`progress`:
+its phase, pass, residual and an estimate of what remains, as the solver words it), on standard
+error: on a terminal one line rewritten in place (redrawn every :data:`REDRAW` s, so that its clock
+moves during a pass of many minutes, and cut to the terminal's width, so that it never wraps), and
+otherwise (a pipe, a log file) a plain line per change. The solves nested in a solve (the games of
+fewer players) show theirs on the outer solve's display. Nothing is shown for a shorter solve.
+
 Stopping a long solve
 ---------------------
 A numba kernel runs without returning to Python, and Python runs a signal handler only in
@@ -32,7 +41,8 @@ minutes). In a command (:func:`enter_command`, which every command's ``run`` cal
 wait that a signal interrupts at once. When a signal stops the command, the worker cannot be
 stopped (it is inside a kernel), so the command ends the process with its status
 (:func:`exit_now`, an ``os._exit``: 130 for Ctrl-C, 143 for SIGTERM) once its streams are
-flushed. Nothing is left half-written: the disk cache's writes run inside :func:`unstoppable`,
+flushed. Nothing is left half-written: the disk cache's writes (entries, and a long solve's
+checkpoints, from which the next call resumes it) run inside :func:`unstoppable`,
 which :func:`exit_now` waits for (a write already started finishes; none starts after the
 signal), and a cache lock is an ``flock``, released when the process ends. A command stopped
 by a signal outside a solve ends the same way (``cli._common.run``): the interpreter's own
@@ -51,10 +61,12 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from contextlib import contextmanager
 
-__all__ = ["AFTER", "announce_compiles", "notice_after", "say", "progress_line", "end_progress_line", "solving",
-           "enter_command", "speaker", "wait_for", "unstoppable", "abandoned", "exit_now"]
+__all__ = ["AFTER", "PROGRESS_AFTER", "REDRAW", "announce_compiles", "notice_after", "say", "progress_line",
+           "end_progress_line", "solving", "progress", "Progress", "duration", "enter_command", "speaker", "wait_for",
+           "unstoppable", "abandoned", "exit_now"]
 
 AFTER = 1.5
 """Seconds a wait may last before it is announced (below the 2 s a user waits without a word)."""
@@ -191,6 +203,138 @@ def notice_after(text: str, stream=None, after: float = AFTER):
     finally:
         done.set()
         timer.cancel()
+
+
+# ------------------------------------------------------------------ a long solve's progress
+PROGRESS_AFTER = 60.0
+"""Seconds a solve runs before it shows its progress (a shorter one shows nothing but its notice)."""
+REDRAW = 10.0
+"""Seconds between two drawings of a progress line on a terminal (its clocks move between passes)."""
+_progress: list = []  # the progress display open (the outermost solve's), which the solves nested in it share
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a person reads a wait: ``40 s``, ``12 min``, ``1 h 05 min``."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class Progress:
+    """The display of one long computation's progress (made by :func:`progress`, not directly).
+
+    :meth:`show` gives the current state; nothing is drawn before the computation has lasted
+    ``after`` s. On a terminal the line is drawn in place and redrawn every :data:`REDRAW` s;
+    elsewhere each state is a plain line.
+    """
+
+    def __init__(self, stream, after: float) -> None:
+        self._stream = stream
+        self.t0 = time.monotonic()
+        self.text: str | None = None
+        self.left: float | None = None  # seconds left as estimated when the state was given
+        self.scope = self.detail = ""
+        self.t_text = self.t0
+        self.due = False  # the computation has lasted `after` s: states are drawn
+        self.drawn = 0  # lines drawn (tests read it)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._clock, args=(after,), name="four21sim-progress", daemon=True)
+        self._thread.start()
+
+    def stream(self):
+        return sys.stderr if self._stream is None else self._stream
+
+    def _tty(self, stream) -> bool:
+        try:
+            return bool(stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    def show(self, text: str, left: float | None = None, scope: str = "", detail: str = "") -> None:
+        """The computation is now at ``text`` (one line, no newline), with about ``left`` s to go (None:
+        unknown) ``scope`` (`` in this phase``: said after "left"); ``detail`` (``; then ...``) follows
+        ``text`` where the line has room for it."""
+        with _lines:
+            self.text, self.left, self.scope, self.detail, self.t_text = text, left, scope, detail, time.monotonic()
+            if self.due:
+                self._draw()
+
+    def line(self, compact: bool = False) -> str:
+        """The line drawn for the current state: the speaker, the state, what remains, the time so far
+        (``compact``: without the detail, in fewer words, for a narrow terminal; a NUL marks where the
+        state ends, the place to cut it)."""
+        now = time.monotonic()
+        left = None if self.left is None else duration(self.left - (now - self.t_text))
+        if compact:
+            return f"{speaker()}: {self.text}\0{'' if left is None else f', ~{left} left'} [{duration(now - self.t0)}]"
+        left = "" if left is None else f"; about {left} left{self.scope} (estimate)"
+        return f"{speaker()}: {self.text}{self.detail}{left} [{duration(now - self.t0)} so far]"
+
+    def _draw(self) -> None:
+        if self.text is None or self._done.is_set():
+            return
+        stream = self.stream()
+        if stream is None:
+            return
+        text = self.line()
+        try:
+            if self._tty(stream):
+                try:
+                    width = os.get_terminal_size(stream.fileno()).columns
+                except (AttributeError, ValueError, OSError):
+                    width = 0
+                width = width if width >= 20 else 80  # (a pseudo-terminal may say 0 columns: unknown)
+                if len(text) > width - 1:  # a wrapped line could not be rewritten in place
+                    head, tail = self.line(compact=True).split("\0")
+                    if len(head) + len(tail) > width - 1:  # the state is cut, what remains and the clock kept
+                        head = head[:max(width - 2 - len(tail), 1)] + "…"
+                    text = (head + tail)[:width - 1]
+                progress_line(text, stream)
+            else:
+                say(text, stream)
+            self.drawn += 1
+        except (ValueError, OSError):
+            pass
+
+    def _clock(self, after: float) -> None:
+        if self._done.wait(after):
+            return
+        with _lines:
+            self.due = True
+            self._draw()
+        while not self._done.wait(REDRAW):
+            if self._tty(self.stream()):
+                with _lines:
+                    self._draw()
+
+    def close(self) -> None:
+        """Stop drawing; a line left open on a terminal is ended (its last state stays on screen)."""
+        with _lines:
+            self._done.set()
+            stream = self.stream()
+            if stream is not None and self.drawn and self._tty(stream):
+                end_progress_line(stream)
+
+
+@contextmanager
+def progress(stream=None, after: float | None = None):
+    """A :class:`Progress` for the block: the state of a long computation, drawn once it has lasted
+    ``after`` s (default :data:`PROGRESS_AFTER`) on ``stream`` (None: standard error as it is when
+    drawn). A block inside another one's gets the outer display (a solve inside a solve)."""
+    with _lines:
+        outer = not _progress
+        if outer:
+            _progress.append(Progress(stream, PROGRESS_AFTER if after is None else after))
+        shown = _progress[0]
+    try:
+        yield shown
+    finally:
+        if outer:
+            shown.close()
+            with _lines:
+                _progress.remove(shown)
 
 
 # ------------------------------------------------------------------ commands: who speaks, and stopping

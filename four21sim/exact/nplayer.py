@@ -61,18 +61,22 @@ is the uniform choice among the legal keeps) or the equilibrium itself.
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import time
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 
 import numpy as np
 
-from .._util.waiting import solving, wait_for
+from .._util.checks import shown
+from .._util.waiting import progress, say, solving, speaker, wait_for
 from ..rules import dice
 from ..rules.variants import Variant
 from . import _nplayer_game as NG
 from . import _nplayer_kernels as NK
 from . import store
+from .checkpoint import Checkpoint
 
 __all__ = ["OBJECTIVES", "TIE_ORDERS", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate",
            "verify", "to_arrays", "from_arrays", "verify_entry", "ENTRY_FIELDS", "tie_spread", "check_players",
@@ -176,19 +180,34 @@ def _first_throw_dist(game, rounds, states) -> np.ndarray:
     return np.broadcast_to(d, (len(states),) + d.shape[1:])
 
 
-def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, dist):
+def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, dist, run=None):
     """Solve every décharge round against the current values, evaluate the profile exactly, repeat.
 
     Returns (iterations, residual, converged); ``V`` and ``dist`` are left as the
-    profile kept (the last one, or the one with the smallest residual).
+    profile kept (the last one, or the one with the smallest residual). ``run`` (:class:`_Run`):
+    the state after each pass is checkpointed, and a checkpoint taken here is resumed from.
     """
+    run = _Run() if run is None else run
     dech = game.decharge()
     subV = _sub_values(subs, objective)
-    V[dech] = _decharge_values(game, _first_throw_dist(game, rounds, dech), objective, subs)
     best = None
     it, residual = 0, 0.0
     seen: dict[bytes, list[np.ndarray]] = {}  # the profiles found so far, by a digest of their bytes
-    for it in range(1, max_iter + 1):
+    order: list[np.ndarray] = []  # the same, in the order found (what a checkpoint keeps)
+    saved = run.at("decharge")
+    if saved is None:
+        V[dech] = _decharge_values(game, _first_throw_dist(game, rounds, dech), objective, subs)
+    else:  # every piece of the loop's state after pass `it`, so that the passes after it are the same
+        meta, a = saved
+        it = meta["step"]
+        V[dech] = a["V_dech"]
+        best = (meta["best_residual"], a["best_V"].copy(), a["best_dist"].copy(), meta["best_it"])
+        for d in a["seen"]:
+            order.append(d.copy())
+            seen.setdefault(hashlib.sha256(order[-1].tobytes()).digest(), []).append(order[-1])
+    run.begin("decharge")
+    done = it
+    for it in range(done + 1, max_iter + 1):
         u, dist[dech] = rounds.run(dech, NG.succs(game, dech, V, subV, objective), game.n,
                                    want_dist=True)
         residual = float(np.abs(u - V[dech]).max())
@@ -206,41 +225,67 @@ def _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, 
         key = hashlib.sha256(d.tobytes()).digest()
         if any(np.array_equal(d, e) for e in seen.get(key, ())):
             break
-        seen.setdefault(key, []).append(d.copy())
+        order.append(d.copy())
+        seen.setdefault(key, []).append(order[-1])
         V[dech] = _decharge_values(game, dist[dech], objective, subs)
+        run.save("decharge", it, {"best_residual": best[0], "best_it": best[3]},
+                 {"V_dech": V[dech], "best_V": best[1], "best_dist": best[2], "seen": np.stack(order)})
+        run.passed("decharge", it, residual=residual, limit=max_iter)
     residual, V[dech], dist[dech], _ = best
     return it, residual, False
 
 
 def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int, subs: dict,
-                   tie: str = "first"):
-    """The equilibrium's profile: (game, rounds, basis, V, dist, iterations, residual, converged, timings)."""
+                   tie: str = "first", run=None):
+    """The equilibrium's profile: (game, rounds, basis, V, dist, iterations, residual, converged, timings).
+
+    ``run`` (:class:`_Run`): the solve's checkpoints and progress; the checkpoint of this solve, if
+    any, is read here (once the game is built, against which it is checked) and resumed from.
+    """
+    run = _Run() if run is None else run
     t0 = time.perf_counter()
     game = NG.role_game(variant, n)
     rounds = NG.Rounds(game, tie=check_tie(tie))
+    run.begin("contexts")
     for m_ph in NG.PHASES:  # the contexts of the phases played (with few tokens, no décharge with all in)
         if (game.pot == 0).any() if m_ph == "decharge" else (game.pot > 0).any():
             rounds.contexts(n, m_ph)
     t_setup = time.perf_counter() - t0
+    run.open(game, max_iter)
     V = np.zeros((game.size, n))
     dist = np.zeros((game.size, n, n, game.P))
-    it, residual, converged = 0, 0.0, True
-    if len(game.decharge()):
-        it, residual, converged = _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V, dist)
-    basis = V.copy()
     dech = game.decharge()
-    if len(dech):
-        V[dech] = _decharge_values(game, dist[dech], objective, subs)
+    groups = game.charge_groups()
+    it, residual, converged = 0, 0.0, True
+    if run.reached("charge"):  # the décharge was done (and maybe some of the charge): its state
+        meta, a = run.state[1:]
+        V[:], dist[:], basis = a["V"], a["dist"], a["basis"].copy()
+        it, residual, converged = meta["it"], meta["residual"], meta["converged"]
+        first = meta["step"] if run.state[0] == "charge" else len(groups)
+    else:
+        if len(dech):
+            it, residual, converged = _decharge_iteration(game, rounds, objective, subs, tol, max_iter, stall, V,
+                                                          dist, run)
+        basis = V.copy()
+        if len(dech):
+            V[dech] = _decharge_values(game, dist[dech], objective, subs)
+        first = 0
+    run.profile = ({"it": it, "residual": residual, "converged": converged}, {"V": V, "basis": basis, "dist": dist})
+    if first == 0:
+        run.save("charge", 0)
     t_dech = time.perf_counter() - t0 - t_setup
     subV = _sub_values(subs, objective)
-    for group in game.charge_groups():
+    run.begin("charge")
+    for g in range(first, len(groups)):
+        group = groups[g]
         u, dist[group] = rounds.run(group, NG.succs(game, group, V, subV, objective), n,
                                     want_dist=True)
         V[group] = basis[group] = u
+        run.save("charge", g + 1)
+        run.passed("charge", g + 1, total=len(groups))
     timings = {"setup_seconds": t_setup, "decharge_seconds": t_dech,
                "charge_seconds": time.perf_counter() - t0 - t_setup - t_dech}
     return game, rounds, basis, V, dist, it, residual, converged, timings
-
 
 
 # ====================================================================== the certificate
@@ -286,7 +331,7 @@ def _first_pass_ends(game, basis, V, subV: dict, subW: dict, residual: float, to
 
 
 def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_iter, converged=False,
-                    residual=np.inf):
+                    residual=np.inf, run=None):
     """Each role's exact best-response utility ``W[s, r]`` against the profile (policy iteration).
 
     The others' keeps are recomputed in every round from the values they were made
@@ -299,25 +344,49 @@ def _best_responses(game, rounds, basis, V_charge, V, objective, subs, tol, max_
     décharge, one iteration, as the pass would give); otherwise it runs without the outcome
     distributions (one forward pass per role, needed only to go on), computing them after
     all when it does not end the iteration.
+
+    ``run`` (:class:`_Run`): W is checkpointed after each pass (with the profile), and a
+    checkpoint taken here is resumed from.
     """
+    run = _Run() if run is None else run
     subV, subW = _sub_values(subs, objective), _sub_values(subs, objective, "best_value")
     W = V.copy()
     dech = game.decharge()
-    it = 0
+    groups = game.charge_groups()
+    it = first = 0
     proven = converged and len(dech) > 0 and _first_pass_ends(game, basis, V, subV, subW, residual, tol)
     passes = max_iter if len(dech) and not proven else 0
-    for it in range(1, passes + 1):  # noqa: B007  (the count is returned)
+    if run.reached("certificate"):
+        meta, a = run.state[1:]
+        W[:] = a["W"]
+        if run.state[0] == "certificate":
+            it = meta["step"]
+        else:  # its décharge passes were done
+            it, first, passes = meta["br_it"], meta["step"], 0
+    if passes:
+        run.begin("certificate")
+    done = it
+    for it in range(done + 1, passes + 1):
         u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, it > 1 or not converged)
-        if float(np.abs(u - W[dech]).max()) <= tol:
+        moved = float(np.abs(u - W[dech]).max())
+        if moved <= tol:
             break
         if dist is None:
             u, dist = _br_rounds(game, rounds, dech, basis, subV, objective, W, subW, True)
         const = NG.constant_part(game, dech, dist, objective, subW, True)
         W[dech] = NG.evaluate(game, dist, const, True, only_decharge=True)
+        run.save("certificate", it, arrays={"W": W})
+        run.passed("certificate", it, residual=moved, limit=max_iter)
     if proven:
         it = 1  # the pass proven to end the iteration counts as its one iteration
-    for group in game.charge_groups():
+    if first == 0:
+        run.save("certificate-charge", 0, {"br_it": it}, {"W": W})
+    run.begin("certificate-charge")
+    for g in range(first, len(groups)):
+        group = groups[g]
         W[group] = _br_rounds(game, rounds, group, V_charge, subV, objective, W, subW, False)[0]
+        run.save("certificate-charge", g + 1, {"br_it": it}, {"W": W})
+        run.passed("certificate-charge", g + 1, total=len(groups))
     return W, it
 
 
@@ -504,12 +573,13 @@ def _peak_mib() -> float:
 
 
 def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
-                       certify: bool, tie: str = "first") -> NSolution:
+                       certify: bool, tie: str = "first", run=None) -> NSolution:
+    run = _Run() if run is None else run
     subs = {k: _equilibrium(variant, k, "pay", tol, max_iter, stall, certify, tie)
             for k in range(2, n) if variant.end == "last_holder"}
     t0 = time.perf_counter()
     game, rounds, basis, V, dist, it, residual, converged, timings = _solve_profile(
-        variant, n, objective, tol, max_iter, stall, subs, tie)
+        variant, n, objective, tol, max_iter, stall, subs, tie, run)
     values = {o: _profile_values(game, dist, o, subs) for o in OBJECTIVES}
     rounds_left = _rounds_left(game, dist, subs)
     seconds = time.perf_counter() - t0
@@ -519,14 +589,180 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
     if certify:
         V_charge = np.where((game.pot == 0)[:, None], values[objective], basis)
         W, br_it = _best_responses(game, rounds, basis, V_charge, values[objective], objective, subs, tol,
-                                   max_iter, converged, residual)
+                                   max_iter, converged, residual, run)
         gain = W - values[objective]
     info = dict(timings, value_gap=float(np.abs(values[objective] - V).max()), states=game.size,
                 decharge_states=len(game.decharge()), contexts_seconds=rounds.seconds_contexts,
                 contexts={f"{m}:{ph}": ct.info for (m, ph), ct in rounds._ctx.items()}, peak_mib=_peak_mib())
+    if run.resumed is not None:
+        info["resumed_from"] = run.resumed
     return NSolution(variant, n, objective, game.states, values[objective], 1.0 - values["pay"], values["win"],
                      rounds_left, gain, basis, it, residual, converged, br_it, seconds, time.perf_counter() - t1,
                      subs, dist, info, tie)
+
+
+# ====================================================================== long solves: checkpoints, progress
+_STAGES = ("decharge", "charge", "certificate", "certificate-charge")
+"""The loops of a solve, in order, after each pass of which its state is checkpointed."""
+_PHASES = {"contexts": "contexts", "decharge": "décharge profile", "charge": "charge",
+           "certificate": "certificate décharge", "certificate-charge": "certificate charge"}
+"""How the progress display names each phase."""
+_TYPICAL = 10
+"""The passes an iteration usually takes at most (5 to 10: docs/nplayer.md), for the progress's estimate."""
+
+
+def _checkpoint_shapes(game: NG.Game, max_iter: int, meta: dict) -> dict:
+    """The arrays (name -> shape) a checkpoint of ``game``'s solve holds in the stage its ``meta`` says;
+    ValueError (why) for metadata no solve of this game writes."""
+    def count(name, lo, hi):
+        x = meta.get(name)
+        if type(x) is not int or not lo <= x <= hi:
+            raise ValueError(f"its {name} is {shown(x)}, not a count from {lo} to {hi}")
+        return x
+
+    def number(name):
+        x = meta.get(name)
+        if type(x) is not float and type(x) is not int or not math.isfinite(x) or x < 0:
+            raise ValueError(f"its {name} is {shown(x)}, not a finite number >= 0")
+
+    S, n, B, P, G = game.size, game.n, len(game.decharge()), game.P, len(game.charge_groups())
+    stage = meta.get("stage")
+    if stage == "decharge":
+        step = count("step", 1, max_iter)
+        count("best_it", 1, step)
+        number("best_residual")
+        return {"V_dech": (B, n), "best_V": (B, n), "best_dist": (B, n, n, P), "seen": (step, B, n, n, P)}
+    if stage not in _STAGES:
+        raise ValueError(f"its stage is {shown(stage)}, not one of {', '.join(_STAGES)}")
+    count("it", 0, max_iter)
+    number("residual")
+    if not isinstance(meta.get("converged"), bool):
+        raise ValueError(f"its converged is {shown(meta.get('converged'))}, not true or false")
+    shapes = {"V": (S, n), "basis": (S, n), "dist": (S, n, n, P)}
+    if stage == "charge":
+        count("step", 0, G)
+        return shapes
+    if stage == "certificate":
+        count("step", 1, max_iter)
+    else:
+        count("step", 0, G)
+        count("br_it", 0, max_iter)
+    return dict(shapes, W=(S, n))
+
+
+class _Run:
+    """One solve's checkpoints and progress display, handed down its loops.
+
+    - Checkpoints (:mod:`four21sim.exact.checkpoint`), with a ``key`` (the disk-cache entry's):
+      after each finished pass (a décharge pass, a charge group, a certificate pass or group)
+      every piece of the loop state that decides the later passes is saved, so that a killed
+      solve resumes from its last finished pass (:meth:`open` reads the checkpoint, checked
+      against the game) and ends with the same arrays, bit for bit.
+    - Progress (``display``, a :class:`four21sim._util.waiting.Progress`): the phase, the pass,
+      the residual and an estimate of what remains of the phase, after each pass.
+
+    ``_Run()`` (no key, nothing shown) does neither: a solve called directly.
+    """
+
+    def __init__(self, label: str = "", key: str | None = None, display=None, tol: float = 0.0,
+                 resume: bool = True, certify: bool = True) -> None:
+        self.label, self.display, self.tol, self.resume, self.certify = label, display, tol, resume, certify
+        self.ckpt = None if key is None else Checkpoint(key)
+        self.state = None  # (stage, meta, arrays) of the checkpoint resumed from
+        self.resumed: str | None = None  # "stage step" resumed from
+        self.profile: tuple[dict, dict] = ({}, {})  # the profile's meta and arrays, in every later checkpoint
+        self.phase, self.t_last, self.times, self.residuals = "", time.monotonic(), [], []
+
+    def open(self, game: NG.Game, max_iter: int) -> None:
+        """Read this solve's checkpoint, if any, checked against ``game`` (a bad one: refused, with a notice)."""
+        if self.ckpt is None or not self.resume:
+            return
+        got = self.ckpt.load(partial(_checkpoint_shapes, game, max_iter))
+        if got is not None:
+            meta, arrays = got
+            self.state = (meta["stage"], meta, arrays)
+            self.resumed = f"{meta['stage']} {meta['step']}"
+
+    def at(self, stage: str):
+        """(meta, arrays) of the checkpoint resumed from if it was taken in ``stage``, else None."""
+        return self.state[1:] if self.state is not None and self.state[0] == stage else None
+
+    def reached(self, stage: str) -> bool:
+        """Whether the checkpoint resumed from was taken in ``stage`` or a later one."""
+        return self.state is not None and _STAGES.index(self.state[0]) >= _STAGES.index(stage)
+
+    def save(self, stage: str, step: int, meta: dict | None = None, arrays: dict | None = None) -> None:
+        """Checkpoint the state after pass ``step`` of ``stage`` (after the décharge, with the profile's)."""
+        if self.ckpt is None:
+            return
+        if stage != "decharge":
+            meta, arrays = {**self.profile[0], **(meta or {})}, {**self.profile[1], **(arrays or {})}
+        self.ckpt.save(stage, step, meta or {}, arrays or {})
+
+    def begin(self, phase: str) -> None:
+        """A phase starts (its passes are timed from here)."""
+        self.phase, self.t_last, self.times, self.residuals = phase, time.monotonic(), [], []
+        self._show(f"{_PHASES[phase]}, started")
+
+    def passed(self, phase: str, step: int, *, residual: float | None = None, total: int | None = None,
+               limit: int | None = None) -> None:
+        """Pass ``step`` of ``phase`` is done (of ``total``; or an iteration of at most ``limit`` passes,
+        with its ``residual``): shown with an estimate of the phase's time left."""
+        now = time.monotonic()
+        self.times.append(now - self.t_last)
+        self.t_last = now
+        left = None
+        if total is not None:
+            left = total - step
+        elif residual is not None:
+            self.residuals.append(residual)
+            r = self.residuals
+            # a residual shrinking geometrically reaches tol after log(r/tol) / log(rate) more passes; policy
+            # iteration shrinks it faster than that as it ends (at 4 players, 7.5e-4 then 6.9e-7, then done):
+            # no more than the _TYPICAL passes an iteration takes are counted until they are used up
+            if len(r) >= 2 and 0 < r[-1] < r[-2] and self.tol > 0 and step < limit:
+                rate = math.ceil(math.log(r[-1] / self.tol) / math.log(r[-2] / r[-1]))
+                left = max(1, min(rate, max(_TYPICAL - step, 1), limit - step))
+        text = f"{_PHASES[phase]}, pass {step}" + (f" of {total} (pot {step})" if total else "") + " done"
+        if residual is not None:
+            text += f" (residual {residual:.1e})"
+        more = f"; about {left} more pass{'es' * (left > 1)}" if left is not None and total is None else ""
+        mean = sum(self.times) / len(self.times)
+        self._show(text, left * mean if left else None, more)
+
+    def _show(self, text: str, left: float | None = None, more: str = "") -> None:
+        if self.display is None:
+            return
+        later = {"contexts": "the décharge, the charge", "decharge": "the charge", "charge": ""}.get(self.phase, "")
+        if self.certify and self.phase in ("contexts", "decharge", "charge"):
+            later += ", the certificate" if later else "the certificate"
+        self.display.show(f"{self.label}: {text}", left, " in this phase", more + (f"; then {later}" if later else ""))
+
+
+def _solve_resumable(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
+                     certify: bool, tie: str, key: str, display) -> NSolution:
+    """:func:`_solve_equilibrium` with checkpoints under ``key`` (resumed from if there is one) and
+    progress on ``display``. A solve that resumed is checked as a disk-cache entry is when read
+    (:func:`verify_entry`): a checkpoint is a file, whose digest proves it whole, not right; one
+    that does not check is removed and the game solved from the start."""
+    label = f"{n} players"  # (the game itself is named by the notice said before)
+    run = _Run(label, key, display, tol, certify=certify)
+    sol = _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie, run)
+    if run.resumed is None:
+        return sol
+    arrays, meta = to_arrays(sol)
+    try:
+        why = verify_entry(variant, n, objective, dict(arrays, __meta__=json.loads(json.dumps(meta))), tie,
+                           tol=tol, certified=certify)
+    except Exception as exc:  # noqa: BLE001  a check that fails refuses, as for a cache entry
+        why = f"its check failed ({type(exc).__name__})"
+    if why is None:
+        return sol
+    say(f"{speaker()}: checkpoint: {shown(str(run.ckpt.path))} is not allowed (the solve resumed from it does "
+        f"not check: {why}); allowed: this solve's own checkpoint; solving from the start")
+    run.ckpt.remove()
+    return _solve_equilibrium(variant, n, objective, tol, max_iter, stall, certify, tie,
+                              _Run(label, key, display, tol, resume=False, certify=certify))
 
 
 # the modules whose code decides a solution: a change to any of them makes new disk-cache entries
@@ -563,9 +799,14 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
             how_long = f"{FIRST_SOLVE.get(n, 'hours')} on 2 cores " + (
                 "the first time; then read from the disk cache and checked in about half that"
                 if store.cache_dir() is not None else "each time: the disk cache is off")
-            with solving(what, how_long):  # every caller's notice (advise, play, env, ...)
-                sol = wait_for(_solve_equilibrium, variant, n, objective, tol, max_iter, stall, certify, tie)
-            store.store(key, *to_arrays(sol))
+            # every caller's notice (advise, play, env, ...), and after a minute the solve's progress
+            with solving(what, how_long), progress() as display:
+                sol = wait_for(_solve_resumable, variant, n, objective, tol, max_iter, stall, certify, tie, key,
+                               display)
+            if store.store(key, *to_arrays(sol)):
+                Checkpoint(key).remove()
+        else:  # (a solve killed between storing its entry and removing its checkpoint)
+            Checkpoint(key).remove()
     return sol
 
 

@@ -62,6 +62,10 @@ responses): about the solve's charge pass and its certificate, without its déch
 (:mod:`four21sim.exact.two_player`) stores nothing on disk (its solutions are kept in the
 process's memory only).
 
+A long solve's checkpoint (:mod:`four21sim.exact.checkpoint`) is a file beside its entry, under the
+same key: ``<entry>.resume.npz`` instead of ``<entry>.npz`` (:func:`checkpoint_path`), written while
+the solve holds the entry's lock and removed once the entry is stored. With the cache off there is none.
+
 ``FOUR21SIM_CACHE_DIR``: ``~`` is expanded; a folder that cannot be used (a name too
 long, not a folder, not creatable) turns the cache off for the process, with one warning.
 """
@@ -86,7 +90,8 @@ try:
 except ImportError:  # (Windows: no advisory locks, each process solves on its own)
     fcntl = None
 
-__all__ = ["cache_dir", "code_hash", "entry_key", "load", "store", "solving", "CacheWarning", "MAX_ENTRY_BYTES"]
+__all__ = ["cache_dir", "code_hash", "entry_key", "load", "store", "solving", "checkpoint_path", "CacheWarning",
+           "MAX_ENTRY_BYTES", "CHECKPOINT_SUFFIX"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 MAX_ENTRY_BYTES = 1 << 30
@@ -155,6 +160,16 @@ def _path(key: str) -> Path | None:
     return None if d is None else d / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.npz"
 
 
+CHECKPOINT_SUFFIX = ".resume.npz"
+"""The ending of a checkpoint's name, in place of an entry's ``.npz``."""
+
+
+def checkpoint_path(key: str) -> Path | None:
+    """Where the checkpoint of the solve of ``key``'s entry lives (beside the entry), or None with the cache off."""
+    path = _path(key)
+    return None if path is None else path.with_name(path.stem + CHECKPOINT_SUFFIX)
+
+
 def load(key: str, verify: Callable[[dict], str | None] | None = None) -> dict | None:
     """The arrays stored under ``key`` (``"__meta__"`` decoded from JSON), or None.
 
@@ -190,22 +205,24 @@ def load(key: str, verify: Callable[[dict], str | None] | None = None) -> dict |
     return out
 
 
-def store(key: str, arrays: dict, meta: dict) -> None:
-    """Store ``arrays`` and the JSON-able ``meta`` under ``key`` (silently skipped if not writable)."""
+def store(key: str, arrays: dict, meta: dict) -> bool:
+    """Store ``arrays`` and the JSON-able ``meta`` under ``key``; whether it was stored (silently
+    skipped if not writable, or once a signal has stopped the command)."""
     path = _path(key)
     if path is None:
-        return
+        return False
     # a command stopped by a signal ends its process when this write is done, and starts no other
     with unstoppable() as allowed:
         if not allowed:
-            return
+            return False
         try:
             with atomic_path(path) as tmp:
                 with open(tmp, "wb") as f:
                     np.savez(f, __key__=np.frombuffer(key.encode(), dtype=np.uint8),
                              __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
         except OSError:
-            pass
+            return False
+    return True
 
 
 @contextmanager
