@@ -8,8 +8,8 @@ Nothing is asserted here and nothing is kept but numba's cache; the tests check 
 
 ``python tests/numba_warmup.py solver`` (the n-player solver and the best response to a
 table) or ``... engine`` (the engine, its policies, the 2-player solver, the single-turn odds
-and the kernels of the tests' 4-player game tree). The split keeps the two about equal: about
-a minute each, cold, on a 2-core machine.
+the kernels of the tests' 4-player game tree and the n-player rounds of states side by side).
+The split keeps the two about equal: a minute or so each, cold, on a 2-core machine.
 """
 
 import os
@@ -44,6 +44,26 @@ def engine() -> None:
 
     small = Variant.from_preset("super421", ["tokens=1"])
     tree.equilibrium_tree(small, 3, "pay").value(1, (0, 0, 0), (0, 0, 0), 0)
+    _rounds_side_by_side()
+
+
+def _rounds_side_by_side() -> None:
+    """The n-player rounds of states side by side (``Rounds(side_by_side=True)``): only large
+    batches take them in a solve, so the small solves above never compile them; tests/
+    test_nplayer_lanes.py and the first solve of a preset's size do (some 30 s, cold)."""
+    import numpy as np
+
+    from four21sim.exact import _nplayer_game as NG
+    from four21sim.rules.variants import Variant
+
+    game = NG.role_game(Variant.from_preset("super421", ["tokens=2"]), 3)
+    side = NG.Rounds(game, side_by_side=True)
+    states = game.charge_groups()[0][:1]
+    m = int(game.m[states[0]])
+    S = np.zeros((len(states), game.n, game.n, game.P, m))
+    for want in (True, False):
+        side.run(states, S, m, want_dist=want)
+    side.best_responses(states, S, np.zeros((len(states), m, game.n, game.n, game.P)), want_dist=True)
 
 
 PARTS = {"solver": solver, "engine": engine}

@@ -92,7 +92,7 @@ def test_advise_four_players_text_and_json():
     assert [k["p_pay"] for k in g["keeps"]] == [k.value for k in lib.game]
 
 
-@pytest.mark.parametrize("args,word", [
+BAD = [
     (["--players", "7", "--state", STATE], "--players: 7 is not allowed"),
     # without --state the round answer takes any table (tests/test_advice_answers.py), but not more hands than seats
     (["--players", "4", "--beat", "611,543,421,654"], "--beat: 4 hands are not allowed at 4 players"),
@@ -106,8 +106,27 @@ def test_advise_four_players_text_and_json():
      "too many for the exact 4-player solver"),
     (["--players", "4", "--state", STATE, "--seat", "0", "--beat", "654:x"], "HAND:THROWS"),
     (["--seat", "1"], "--seat: 1 is not allowed with --players 2"),
-])
-def test_bad_input_is_one_line_and_exit_2(args, word):
-    proc = run_advise(["631", *args, "--set", "tokens=4"] if "tokens=22" not in args else ["631", *args])
+]
+
+
+def _bad_argv(args: list[str]) -> list[str]:
+    return ["631", *args, "--set", "tokens=4"] if "tokens=22" not in args else ["631", *args]
+
+
+# in this process, through the commands' own runner (cli._common.run: what `python -m four21sim
+# advise` runs); one of them as a real command below (each start imports the package: a second of CPU)
+@pytest.mark.parametrize("args,word", BAD)
+def test_bad_input_is_one_line_and_exit_2(args, word, capsys):
+    from four21sim.cli import advise
+    from four21sim.cli._common import run
+    assert run(advise.main, "advise", _bad_argv(args)) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and out == "", err
+    assert len(err.strip().splitlines()) == 1 and word in err, err
+
+
+def test_bad_input_as_a_command_is_one_line_and_exit_2():
+    args, word = BAD[1]
+    proc = run_advise(_bad_argv(args))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and word in proc.stderr, proc.stderr

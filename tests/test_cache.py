@@ -155,7 +155,7 @@ def test_two_processes_asking_the_same_solve_at_once_solve_it_once(tmp_path):
 # gives. The solutions are solved once per module; a refused entry is "solved again" by handing back
 # that solve (the real solve after a refusal is what the tests above and tests/test_folder_attacks.py
 # run): a hundred real solves would cost minutes.
-SUPER = Variant.from_preset("super421", {"tokens": 4})  # 3 players: décharge states with all in
+SUPER = Variant.from_preset("super421", {"tokens": 3})  # 3 players: a décharge state with all in (1, 1, 1)
 GAMES = {"super421-3": (SUPER, 3), "classic-3": (V, 3), "classic-2": (V, 2)}
 HISTORY = ("iterations", "br_iterations", "seconds", "certificate_seconds")  # the stored solve's account
 TOL = 1e-11  # nplayer.verify's tolerance
@@ -327,7 +327,7 @@ def test_solve_json_does_not_print_a_forged_exploitability_or_length(monkeypatch
     field, scale = ("gain", None) if attack == "gain-0.3" else ("rounds", 10.0)
     _forge(_entry_of(tmp_path / "cache", SUPER, 3), lambda a, m: a.__setitem__(
         field, np.full_like(a[field], 0.3) if scale is None else a[field] * scale))
-    argv = ["--variant", "super421", "--set", "tokens=4", "--players", "3", "--json"]
+    argv = ["--variant", "super421", "--set", "tokens=3", "--players", "3", "--json"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = analyse(argv)

@@ -2,8 +2,9 @@
 
 ``O_NOFOLLOW`` refuses a symbolic link, but a hard link is a plain file: a name a run
 writes that is a second name of a file elsewhere (``ln ~/notes.txt results/x/.lock``)
-must leave that file as it was. Each test plants such a link at one name a run writes,
-to a file outside the folder with known content, runs, and checks the outside file: the
+must leave that file as it was. The tests plant such links at the names a run writes (one run
+with a link at each name, for the names a completed run rewrites; one run a link for the lock),
+each to a file outside the folder with known content, run, and check the outside files: the
 run either put a new file of its own in the link's place, or refused in one line naming it.
 
 The witnesses are independent of the code under test: the outside file's bytes, and
@@ -84,16 +85,36 @@ def _assert_replaced(target: Path, outside: Path, content: bytes) -> None:
     assert os.stat(target).st_nlink == 1 and os.stat(outside).st_nlink == 1
 
 
+def _planted_run(done: Path, base: Path, patterns: dict, run) -> dict:
+    """A copy of ``done`` with a link planted at a name of each pattern (each to an outside file of
+    its own), run once by ``run(out)``: {pattern: (target, outside, content)}. One run for every
+    name instead of one each (each run rewrites the tables, the report and the figures): every
+    name is a name the run writes whatever the others hold."""
+    out = _copy(done, base)
+    planted = {}
+    for i, (pattern, make) in enumerate(patterns.items()):
+        target, content, outside = _name(out, pattern), make(out), base / f"notes-{i}.txt"
+        _plant(target, content, outside)
+        planted[pattern] = (target, outside, content)
+    run(out)
+    return planted
+
+
+@pytest.fixture(scope="module")
+def written(done, tmp_path_factory) -> dict:
+    import contextlib
+
+    def run(out):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = console([*map(str, S), "--out", str(out)])
+        assert code == 0 and "Traceback" not in err.getvalue(), err.getvalue()
+    return _planted_run(done, tmp_path_factory.mktemp("written"), WRITTEN, run)
+
+
 @pytest.mark.parametrize("pattern", list(WRITTEN))
-def test_a_written_file_that_is_a_hard_link_is_replaced_and_the_other_name_untouched(done, tmp_path, capsys,
-                                                                                    pattern):
-    out = _copy(done, tmp_path)
-    target = _name(out, pattern)
-    content = WRITTEN[pattern](out)
-    _plant(target, content, tmp_path / "notes.txt")
-    code, err = sweep([*S, "--out", out], capsys)
-    assert code == 0 and "Traceback" not in err, err
-    _assert_replaced(target, tmp_path / "notes.txt", content)
+def test_a_written_file_that_is_a_hard_link_is_replaced_and_the_other_name_untouched(written, pattern):
+    _assert_replaced(*written[pattern])
 
 
 def _lock_refused(out: Path) -> str:
@@ -151,15 +172,15 @@ REWRITTEN = {
 }
 
 
-@pytest.mark.parametrize("pattern", list(REWRITTEN))
-def test_rewrite_replaces_a_hard_link_and_leaves_the_other_name_untouched(done, tmp_path, pattern):
+@pytest.fixture(scope="module")
+def rewritten(done, tmp_path_factory) -> dict:
     from four21sim.study.report import rewrite
-    out = _copy(done, tmp_path)
-    target = _name(out, pattern)
-    content = REWRITTEN[pattern](out)
-    _plant(target, content, tmp_path / "notes.txt")
-    rewrite(out)
-    _assert_replaced(target, tmp_path / "notes.txt", content)
+    return _planted_run(done, tmp_path_factory.mktemp("rewritten"), REWRITTEN, rewrite)
+
+
+@pytest.mark.parametrize("pattern", list(REWRITTEN))
+def test_rewrite_replaces_a_hard_link_and_leaves_the_other_name_untouched(rewritten, pattern):
+    _assert_replaced(*rewritten[pattern])
 
 
 def test_a_figure_saved_over_a_hard_link_leaves_the_other_name_untouched(tmp_path):

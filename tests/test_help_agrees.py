@@ -7,6 +7,7 @@ than the code enforces, or another file name than the command writes, fails here
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -21,11 +22,20 @@ from four21sim.rules.variants import MIN_PLAYERS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+# the commands below run with a bare environment (no terminal size but COLUMNS), all but where the
+# package and its caches are: the checkout under test, numba's compiled kernels, the session's
+# solutions (without them a command imported whatever four21sim is installed, compiled every
+# kernel again, and solved into the user's cache)
+KEEP = ("PYTHONPATH", "NUMBA_CACHE_DIR", "FOUR21SIM_CACHE_DIR", "XDG_CACHE_HOME")
+
+
+def _bare(**env: str) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", **{k: os.environ[k] for k in KEEP if k in os.environ}, **env}
 
 
 def _help(*args: str) -> str:
     r = subprocess.run([sys.executable, "-m", "four21sim", *args, "--help"], capture_output=True, text=True,
-                       timeout=120, env={"COLUMNS": "400", "PATH": "/usr/bin:/bin"})
+                       timeout=120, env=_bare(COLUMNS="400"))
     assert r.returncode == 0, r.stderr
     return " ".join(r.stdout.split())  # argparse wraps: compare words, not lines
 
@@ -101,8 +111,7 @@ def test_the_site_command_and_folder_agree():
 @pytest.mark.parametrize("cols", [80, 100])  # the keep tables are 76 wide: under 80 they cannot fit
 def test_solve_output_fits_the_terminal(cols):
     r = subprocess.run([sys.executable, "-m", "four21sim", "solve", "--variant", "super421"], capture_output=True,
-                       text=True, timeout=300, env={"COLUMNS": str(cols), "PATH": "/usr/bin:/bin",
-                                                    "HOME": str(Path.home())})
+                       text=True, timeout=300, env=_bare(COLUMNS=str(cols), HOME=str(Path.home())))
     assert r.returncode == 0, r.stderr
     long = [line for line in r.stdout.splitlines() if len(line) > cols]
     assert not long, long
