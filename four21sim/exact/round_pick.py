@@ -15,10 +15,11 @@ every hand, throws left, hand to beat and throw limit, so it needs no table and 
 of the game: it answers every situation the advisor and the page accept, at every table
 size. Why this rule: a won round moves as many tokens as the winning hand is worth (the
 loser takes them from the pot in the charge, the winner gives them away in the
-décharge), and measured exactly against the game's equilibrium at 3 to 5 players it
-costs a player following the round answer less than the old rule (the first keep in
-``HAND_KEEPS`` order) or the best expected rank; results/round_answer/REPORT.md gives the
-numbers.
+décharge), and measured exactly over whole games (one seat following the round answer,
+the others the equilibrium, at 2 to 4 players) it costs that player less than the old rule
+(the first keep in ``HAND_KEEPS`` order) everywhere measured, and less than the best
+expected rank at 2 players in every preset and at 3 in le bon (0.05 point more at 3 in
+Super 421); results/round_answer/REPORT.md gives the numbers.
 
 :data:`RULES` are the rules compared there (``"first"``: no second criterion, the old
 answer). :func:`order` ranks the keeps of one situation; :func:`policy_tables` gives the
