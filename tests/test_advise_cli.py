@@ -370,7 +370,9 @@ def test_a_round_tie_is_called_a_tie():
     assert ones == {(6, 6, 4), (6, 6), (6, 4), (6,)}
     text = adv["explanation"]
     assert "only maximises" not in text
-    assert text.startswith("4 keeps tie on P(beat 551): stop, keep 6 6 _, keep 6 _ 4 and keep 6 _ _ all give "
+    # in the round tie rule's order: the final hand worth the most tokens on average first
+    # (tests/test_round_ties.py enumerates it)
+    assert text.startswith("4 keeps tie on P(beat 551): keep 6 6 _, keep 6 _ _, keep 6 _ 4 and stop all give "
                            "100.00% exactly.")
     # the game's keep (4 alone, from the solver) is outside the tie: the sentence compares it with the tied
     # keep the game likes best, on both measures, with the round gap from the exact fractions
@@ -389,13 +391,14 @@ def test_a_tie_the_game_breaks_is_not_a_difference():
     expected = brute_beat((6, 1, 1), 1, (5, 5, 1), "super421", "exact")
     assert {k for k, p in expected.items() if p == 1} == {(6, 1), (1, 1), (6,)}
     text = adv["explanation"]
-    # the best play is the tied keep the game likes best, and says it ties
+    # the best play is the tied keep the game likes best, and says it ties; the round's tie rule names it
+    # first already (x 1 1 is a fiche worth x, 6 x 1 a plain hand but for 611: tests/test_round_ties.py)
     assert adv["game"]["best"]["keep"] in ("6 1 _", "_ 1 1", "6 _ _")
-    assert adv["best"]["keep"] == adv["game"]["best"]["keep"] != adv["keeps"][0]["keep"]
+    assert adv["best"]["keep"] == adv["game"]["best"]["keep"] == adv["keeps"][0]["keep"] == "_ 1 1"
     assert sorted(adv["best"]["ties_with"]) == sorted({"6 1 _", "_ 1 1", "6 _ _"} - {adv["best"]["keep"]})
-    assert adv["best"]["note"].startswith(f"(ties with {adv['keeps'][0]['keep']}")
-    assert text.startswith("The round answer is a tie: keep 6 1 _, keep _ 1 1 and keep 6 _ _ all give "
-                           "P(beat 551) = 100.00%; the game answer breaks it")
+    assert adv["best"]["note"].startswith("(ties with 6 1 _, 6 _ _ on the round; better for the game")
+    assert text.startswith("Both answers say keep _ 1 1")
+    assert "3 keeps tie on P(beat 551): keep _ 1 1, keep 6 1 _ and keep 6 _ _ all give 100.00% exactly" in text
     assert "differ" not in text
 
 

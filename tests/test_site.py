@@ -417,7 +417,7 @@ def test_the_page_ranks_keeps_as_the_library(page, built):
 def test_a_tie_is_called_a_tie_on_the_page(page, built):
     _open(page, built, "#variant=classic&role=follower&hand=664&throws=2&beat=551&count=3&state=0,9,12")
     why = page.text_content("#why")
-    assert "4 keeps tie on P(beat 551): stop, keep 6 6 _, keep 6 _ 4 and keep 6 _ _ all give 100.00% exactly" in why
+    assert "4 keeps tie on P(beat 551): keep 6 6 _, keep 6 _ _, keep 6 _ 4 and stop all give 100.00% exactly" in why
     assert "They differ" in why and "only maximises" not in why
     assert "four21sim advise 664 --variant classic --beat 551 --count 3 --throws-left 2 --state 0,9,12" in why
 
@@ -616,3 +616,16 @@ def test_the_docs_addresses_open_on_the_sites_they_need(page, built):
         variant = re.search(r"variant=([\w-]+)", address).group(1)
         if variant not in site_mod.DEFAULT_VARIANTS:  # not on the site the doc first builds: the doc says how
             assert variant in note and "--variants" in note, (address, note)
+
+
+def test_the_pages_round_answer_names_the_advisors_pick_of_a_tie(page, built):
+    # issue 47: 631 behind 654 and 521 (the page takes the worst, 521), one throw left, 4 players: every keep
+    # of the 6 beats 521 surely; the round answer names the final hand worth the most (6 x 1: 611 once in 6,
+    # tests/test_round_ties.py enumerates it), on the page as in advise, which the page reads as data
+    _open(page, built, "#variant=super421&role=follower&hand=631&throws=1&beat=521&count=3&phase=charge&players=4")
+    want = advise_cli.advise(["631", "--throws-left", "1", "--beat", "654,521", "--players", "4"])
+    assert want["best"]["keep"] == "6 _ 1"
+    best = page.text_content("#best-round")
+    assert "keep 6 _ 1" in best and "(a tie with keep 6 _ _ and keep 6 3 _)" in best, best
+    assert [r["keep"] for r in _rows(page)] == [k["keep"] for k in want["keeps"]]
+    assert page.get_attribute("#keeps tbody tr:first-child td.keep", "data-best") == "best for the round"

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 
 from .._util.checks import check_int, shown
 from .._util.display import wrap_text
-from ..exact import nplayer, odds
+from ..exact import nplayer, odds, round_pick
 from ..rules import dice
 from ..rules.variants import MAX_PLAYERS, MIN_PLAYERS, Variant, as_variant
-from .explain import GAME_TIE, explain, round_tol, ties
+from .explain import GAME_TIE, explain, round_tol, tie_rule_words, ties
 
 __all__ = ["Advice", "advise", "game_keeps", "rank_keeps", "keep_order", "ROLES", "ROUND_PLAYERS", "GAME_PLAYERS",
-           "BestPlay", "best_play", "players_text", "wrap_text", "check_players", "format_advice"]
+           "BestPlay", "best_play", "players_text", "wrap_text", "check_players", "format_advice", "tie_ordered"]
 
 ROLES = ("leader", "follower")
 
@@ -75,6 +75,9 @@ class BestPlay:
         True when the game values are P(pay).
     game_measure : str
         What the game values are (``P(win the game)``, ``P(pay)``).
+    second : dict or None
+        Keep index -> the round tie rule's measure (:mod:`four21sim.exact.round_pick`), where
+        the round answer's keeps are in that rule's order.
     """
 
     keep: odds.Keep
@@ -82,10 +85,23 @@ class BestPlay:
     game: dict | None = None
     lower_is_better: bool = False
     game_measure: str = ""
+    second: dict | None = None
 
     @property
     def index(self) -> int:
         return self.keep.index
+
+    def _second_note(self) -> str:
+        """``''`` or ``; E[value] 1.83 against 1.33 for 6 _ _, 1.00 for 6 3 _``: how the tie rule chose."""
+        if not self.second or any(k.index not in self.second for k in [self.keep, *self.tied]):
+            return ""
+        what = round_pick.SECONDARY[round_pick.RULE]
+        mine = self.second[self.index]
+        worse = [k for k in self.tied if self.second[k.index] != mine]
+        if not worse:
+            return f" and on {what}"
+        return f"; more {what}: {float(mine):.2f} against " + ", ".join(
+            f"{float(self.second[k.index]):.2f} for {_label(k)}" for k in worse)
 
     def note(self) -> str:
         """``''``, or how the tie was broken: ``(ties with 6 3 _ on the round; better for the game:
@@ -94,7 +110,7 @@ class BestPlay:
             return ""
         names = ", ".join(_label(k) for k in self.tied)
         if self.game is None:
-            return f"(ties with {names} on the round)"
+            return f"(ties with {names} on the round{self._second_note()})"
         mine = self.game[self.index]
         worse = [k for k in self.tied if abs(self.game[k.index] - mine) > GAME_TIE]
         if not worse:
@@ -106,7 +122,7 @@ class BestPlay:
 
 
 def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None = None, *,
-              lower_is_better: bool = False, game_measure: str = "") -> BestPlay:
+              lower_is_better: bool = False, game_measure: str = "", second: Mapping | None = None) -> BestPlay:
     """The best play: the best keep on the round, a tie on the round broken by the game answer.
 
     Every command that names a best play (``advise`` at every table size and its JSON ``best``,
@@ -122,6 +138,9 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
         True when the game values are P(pay) (3 players or more).
     game_measure : str
         What the game values are, for :meth:`BestPlay.note`.
+    second : dict, optional
+        Keep index -> the round tie rule's measure, for :meth:`BestPlay.note`, when ``round_keeps``
+        are in that rule's order (:func:`tie_ordered`).
 
     Notes
     -----
@@ -130,7 +149,9 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
     A near-tie (within ``explain.NEAR_TIE``) is not broken: the round answer then has a better
     keep, and the explanation says what the game answer thinks of it. Among the tied keeps,
     the one with the best game value wins; keeps equal on the game too (within the solvers'
-    1e-12) keep the round answer's order.
+    1e-12) keep the round answer's order. Without a game answer that order decides: the round
+    tie rule's (:func:`tie_ordered`, :mod:`four21sim.exact.round_pick`) where the advisor ranked
+    the keeps.
     """
     tied, _ = ties(list(round_keeps), round_tol(round_keeps))
     if game is not None and not isinstance(game, Mapping):
@@ -143,7 +164,8 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
         sign = -1.0 if lower_is_better else 1.0
         top = max(sign * game[k.index] for k in tied)
         best = next(k for k in tied if sign * game[k.index] >= top - GAME_TIE)
-    return BestPlay(best, tuple(k for k in tied if k.index != best.index), game, lower_is_better, game_measure)
+    return BestPlay(best, tuple(k for k in tied if k.index != best.index), game, lower_is_better, game_measure,
+                    None if second is None else dict(second))
 
 
 @dataclass(frozen=True)
@@ -198,6 +220,7 @@ class Advice:
     players: int = 2
     seat: int = 0
     game_source: str = ""
+    second: dict | None = None
 
     @property
     def game_measure(self) -> str:
@@ -207,7 +230,8 @@ class Advice:
     @property
     def best(self) -> BestPlay:
         """The best play: the round's best keep, a tie on the round broken by the game answer (:func:`best_play`)."""
-        return best_play(self.round, self.game, lower_is_better=self.players > 2, game_measure=self.game_measure)
+        return best_play(self.round, self.game, lower_is_better=self.players > 2, game_measure=self.game_measure,
+                         second=self.second)
 
     @property
     def best_round(self) -> odds.Keep:
@@ -237,6 +261,10 @@ class Advice:
                "players": self.players, "keeps": rows(self.round)}
         bp = self.best
         out["best"] = {**rows([bp.keep])[0], "ties_with": [k.keep for k in bp.tied], "note": bp.note()}
+        if bp.tied and self.second:
+            # how the round's tie rule ranks the tied keeps (the order of "keeps" among them)
+            out["best"]["tie_rule"] = {"rule": round_pick.RULE, "measure": round_pick.SECONDARY[round_pick.RULE],
+                                       "values": {k.keep: float(self.second[k.index]) for k in [bp.keep, *bp.tied]}}
         if self.game is not None and self.players > 2:
             g = [{"keep": k.keep, "kept": k.kept, "stop": k.stop, "p_pay": float(k.value)} for k in self.game]
             st = self.state
@@ -380,9 +408,28 @@ def _situation(v: Variant, h: int, role, targets, objective, state, phase, count
     return role, target_idx, state, phase, c, throws_left
 
 
+def tie_ordered(v: Variant, role: str, h: int, throws_left: int, rows: list, objective: str,
+                target: str | None = None, limit: int | None = None) -> tuple[list, dict | None]:
+    """The round answer's keeps ``rows`` with exact ties in the round tie rule's order, and that rule's
+    measure of each keep: ``(rows, {keep index: measure})``.
+
+    The rule is :mod:`four21sim.exact.round_pick`'s (one place: the advisor, its JSON, the play's
+    hints and the phone page all read it from here). For the round's own objectives (a leader's
+    ``round``, a follower's ``beat``); others keep :func:`four21sim.exact.odds.keep_advice`'s order
+    and give ``None``.
+    """
+    if objective not in ("round", "beat"):
+        return list(rows), None
+    kw = {"limit": limit} if role == "leader" else {"target": odds._as_hand(target, "beat")}
+    pos = {k: i for i, k in enumerate(round_pick.order(v, role, h, throws_left, **kw))}
+    return (sorted(rows, key=lambda k: pos[k.index]),
+            round_pick.secondary_values(v, role, h, throws_left, **kw) or None)
+
+
 def _round_answer(v: Variant, h: int, role: str, worst: str | None, objective, reach, throws_left: int, c: int,
                   exact: bool):
-    """The round answer: ``(objective, target name, every keep best first)``."""
+    """The round answer: ``(objective, target name, every keep best first, the tie rule's measures)``;
+    exact ties on the round in the tie rule's order (:func:`tie_ordered`)."""
     if role == "leader":
         obj, tgt = odds.choose_objective(objective, None, reach, "leader")
         rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact, throws=c,
@@ -392,7 +439,8 @@ def _round_answer(v: Variant, h: int, role: str, worst: str | None, objective, r
             raise ValueError("objective: 'round' is a leader's objective; a follower's is beat")
         obj, tgt = odds.choose_objective(objective, worst, reach, "follower")
         rows = odds.keep_advice(dice.hand_name(h), throws_left, obj, tgt, variant=v, exact=exact)
-    return obj, dice.hand_name(odds._as_hand(tgt, "target")) if tgt is not None else None, rows
+    rows, second = tie_ordered(v, role, h, throws_left, rows, obj, tgt, c)
+    return obj, dice.hand_name(odds._as_hand(tgt, "target")) if tgt is not None else None, rows, second
 
 
 def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = None, reach=None,
@@ -455,16 +503,17 @@ def advise(hand, *, role: str | None = None, beat: Sequence[str] | str | None = 
     rank = dice.RANK[v.ranking_index]
     worst = max(target_idx, key=lambda t: rank[t]) if target_idx else None
     worst_name = dice.hand_name(worst) if worst is not None else None
-    obj, tgt_name, rows = _round_answer(v, h, role, worst_name, objective, reach, throws_left, c, exact)
+    obj, tgt_name, rows, second = _round_answer(v, h, role, worst_name, objective, reach, throws_left, c, exact)
     measure = _measure(obj, tgt_name)
     game = None
     if state is not None:
         game = game_keeps(v, role, dice.hand_name(h), throws_left, state, worst_name, c if role == "follower" else None)
     why = explain(v, role, measure, obj, rows, game, state, h, c - throws_left, worst,
-                  c if role == "follower" else None, no_game=_no_game(players))
+                  c if role == "follower" else None, no_game=_no_game(players),
+                  tie_rule=tie_rule_words(rows, second, obj))
     return Advice(v, role, dice.hand_name(h), int(throws_left), int(c - throws_left), int(c),
                   [dice.hand_name(t) for t in sorted(target_idx, key=lambda t: rank[t])], obj, tgt_name, measure,
-                  rows, state, game, why, v.followers, players)
+                  rows, state, game, why, v.followers, players, second=second)
 
 
 def check_players(players, game: bool) -> int:

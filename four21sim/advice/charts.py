@@ -34,6 +34,7 @@ import pandas as pd
 from ..exact import odds
 from ..rules import dice
 from ..rules.variants import Variant, as_variant
+from .advisor import tie_ordered
 
 __all__ = ["PAGE_SIZE", "MIN_FONT", "TARGETS_PER_PAGE", "target_groups", "cheat_sheet_data", "cheat_sheet",
            "write_cheat_sheet", "readable", "leader_limit", "short_keep", "cell_text", "rule_notes", "game_note"]
@@ -102,7 +103,8 @@ def cheat_sheet_data(variant: Variant | str, targets: Sequence[str] | None = Non
     L = leader_limit(v)
     for m in range(L - 1, 0, -1):
         for h in order:
-            best = odds.keep_advice(h, m, objective="round", variant=v, throws=L, exact=True)[0]
+            keeps = odds.keep_advice(h, m, objective="round", variant=v, throws=L, exact=True)
+            best = tie_ordered(v, "leader", dice.parse_hand(h), m, keeps, "round", limit=L)[0][0]
             rows.append(dict(role="leader", hand=h, throws_left=m, beat="", keep=best.keep, p=float(best.value),
                              exact=best.value, measure="P(not losing the round)", forced=False))
     for t in targets:
@@ -110,7 +112,8 @@ def cheat_sheet_data(variant: Variant | str, targets: Sequence[str] | None = Non
         ti = dice.parse_hand(t)
         for m in (2, 1):
             for h in order:
-                best = odds.keep_advice(h, m, beat=t, variant=v, exact=True)[0]
+                keeps = odds.keep_advice(h, m, beat=t, variant=v, exact=True)
+                best = tie_ordered(v, "follower", dice.parse_hand(h), m, keeps, "beat", t)[0][0]
                 forced = v.followers == "exact" and rank[dice.parse_hand(h)] < rank[ti]
                 rows.append(dict(role="follower", hand=h, throws_left=m, beat=t, keep=best.keep,
                                  p=float(best.value), exact=best.value, measure=f"P(beat {t})", forced=forced))

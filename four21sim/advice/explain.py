@@ -37,7 +37,7 @@ from ..rules import dice
 from ..rules import kernel as R
 
 __all__ = ["NEAR_TIE", "GAME_TIE", "Stakes", "stakes", "gap_parts", "ties", "round_tol", "explain", "reason",
-           "outcome_values", "round_table"]
+           "outcome_values", "round_table", "tie_rule_words"]
 
 NEAR_TIE = 0.0025
 """Keeps closer than this to the best on a measure (0.25 percentage point of a
@@ -326,21 +326,42 @@ def _why(g: Stakes, r: Stakes, gk, rk, phase: str) -> str:
     return text
 
 
+def tie_rule_words(round_keeps: list, second: dict | None, objective: str) -> str:
+    """'' or the sentence saying how the round's tie rule chose among the keeps tied with the best
+    (``second``: keep index -> the rule's measure, :mod:`four21sim.exact.round_pick`)."""
+    from ..exact import round_pick
+    tied, _ = ties(round_keeps, round_tol(round_keeps))
+    if len(tied) < 2 or not second or round_pick.RULE != "value" or objective not in ("round", "beat"):
+        return ""
+    best, others = tied[0], tied[1:]
+    worse = [k for k in others if second[k.index] != second[best.index]]
+    if not worse:
+        return (f"They also end with hands worth the same on average ({float(second[best.index]):.2f} tokens): "
+                f"{_what(best)} comes first in the keep order.")
+    return (f"Of them, {_what(best)} ends with the hand worth the most tokens on average "
+            f"({float(second[best.index]):.2f}, against " + ", ".join(
+                f"{float(second[k.index]):.2f} for {_what(k)}" for k in worse) +
+            "): a won round moves as many tokens as the winning hand is worth.")
+
+
 def explain(variant, role: str, measure: str, objective: str, round_keeps: list, game_keeps: list | None,
             state, hand: int, made: int, leader_hand: int | None = None, count: int | None = None,
-            no_game: str = "Give the game state for the game answer, P(winning the game).") -> str:
+            no_game: str = "Give the game state for the game answer, P(winning the game).",
+            tie_rule: str = "") -> str:
     """The advisor's explanation: which answer is which, ties and near-ties, and why they differ.
 
     Every number is computed: the keeps' values on both measures and, when the answers
     differ, the split of the game gap over the round's outcomes (:func:`gap_parts`).
-    ``no_game`` is the last sentence of a round answer without a game answer: where to get one.
+    ``no_game`` is the last sentence of a round answer without a game answer: where to get one;
+    ``tie_rule`` (:func:`tie_rule_words`) how the round answer chose among keeps it ties, said
+    when there is no game answer to break the tie.
     """
     rtol = round_tol(round_keeps)
     best = round_keeps[0]
     round_ties = _tie_words(round_keeps, rtol, objective, measure)
     if game_keeps is None:
         return " ".join(filter(None, [f"Round answer only: {_what(best)} maximises {measure} this round "
-                                      f"({_fmt(best.value, objective)}).", round_ties,
+                                      f"({_fmt(best.value, objective)}).", round_ties, tie_rule,
                                       no_game]))
     pot, mine, theirs = state
     phase = "charge" if pot else "decharge"

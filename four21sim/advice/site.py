@@ -82,7 +82,7 @@ from ..exact import odds
 from ..rules import dice
 from ..rules.variants import PRESETS, Variant, as_variant
 from . import charts
-from .advisor import keep_order
+from .advisor import keep_order, tie_ordered
 from .explain import NEAR_TIE, outcome_values, round_table
 
 __all__ = ["ASSETS", "GAME_SCALE", "build_site", "manifest", "round_lead", "round_beat", "game_lead", "game_beat",
@@ -128,21 +128,27 @@ def _fractions(rows: list[list]) -> dict:
 
 
 def round_lead(variant: Variant) -> dict:
-    """The leader's round answer: ``{str(limit): {str(throws_left): table}}`` (tables of :func:`_fractions`)."""
-    out = {}
-    for L in sorted({variant.charge_throws, variant.decharge_throws}):
-        out[str(L)] = {str(m): _fractions([[(k.index, k.value) for k in odds.keep_advice(
-            dice.hand_name(h), m, objective="round", variant=variant, throws=L, exact=True)] for h in range(_NH)])
-            for m in range(L)}
-    return out
+    """The leader's round answer: ``{str(limit): {str(throws_left): table}}`` (tables of :func:`_fractions`),
+    every keep best first as ``advise`` ranks them: exact ties in the round tie rule's order
+    (:func:`four21sim.advice.advisor.tie_ordered`), so that the page's first tied keep is the advisor's."""
+    def row(h, m, L):
+        keeps = odds.keep_advice(dice.hand_name(h), m, objective="round", variant=variant, throws=L, exact=True)
+        return [(k.index, k.value) for k in tie_ordered(variant, "leader", h, m, keeps, "round", limit=L)[0]]
+
+    return {str(L): {str(m): _fractions([row(h, m, L) for h in range(_NH)]) for m in range(L)}
+            for L in sorted({variant.charge_throws, variant.decharge_throws})}
 
 
 def round_beat(variant: Variant, target: int) -> dict:
-    """A follower's round answer against ``target``: ``{str(throws_left): table}``, throws left 0 to 2."""
+    """A follower's round answer against ``target``: ``{str(throws_left): table}``, throws left 0 to 2, every
+    keep best first as ``advise`` ranks them (exact ties in the round tie rule's order, as :func:`round_lead`)."""
     name = dice.hand_name(target)
-    return {str(m): _fractions([[(k.index, k.value) for k in odds.keep_advice(
-        dice.hand_name(h), m, beat=name, variant=variant, exact=True)] for h in range(_NH)])
-        for m in range(odds.MAX_THROWS_LEFT + 1)}
+
+    def row(h, m):
+        keeps = odds.keep_advice(dice.hand_name(h), m, beat=name, variant=variant, exact=True)
+        return [(k.index, k.value) for k in tie_ordered(variant, "follower", h, m, keeps, "beat", name)[0]]
+
+    return {str(m): _fractions([row(h, m) for h in range(_NH)]) for m in range(odds.MAX_THROWS_LEFT + 1)}
 
 
 def _ranked_ints(h: int, options: dict) -> list[int]:

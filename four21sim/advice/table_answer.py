@@ -179,10 +179,11 @@ def advise_table(hand, state, *, players: int, seat: int = 0, role: str | None =
     turn = table_turn(v, state, seat, h, c - throws_left, list(zip(target_idx, given)))
     rank = dice.RANK[v.ranking_index]
     worst = max(target_idx, key=lambda t: rank[t]) if target_idx else None
-    obj, tgt_name, rows = _round_answer(v, h, role, dice.hand_name(worst) if worst is not None else None, objective,
-                                        reach, throws_left, c, exact)
+    obj, tgt_name, rows, second = _round_answer(v, h, role, dice.hand_name(worst) if worst is not None else None,
+                                                objective, reach, throws_left, c, exact)
     measure = _measure(obj, tgt_name)
     game, source = table_game_keeps(v, turn)
     return Advice(v, role, dice.hand_name(h), int(throws_left), int(c - throws_left), int(c),
                   [dice.hand_name(t) for t in sorted(target_idx, key=lambda t: rank[t])], obj, tgt_name, measure,
-                  rows, state, game, explain_table(measure, rows, game, obj, h), v.followers, players, seat, source)
+                  rows, state, game, explain_table(measure, rows, game, obj, h), v.followers, players, seat, source,
+                  second)

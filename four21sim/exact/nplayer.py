@@ -1191,11 +1191,15 @@ class BestResponse:
 
 
 def evaluate(variant: Variant, players: int, policies) -> dict:
-    """Exact P(pay), win shares and expected rounds when every seat plays a fixed table policy.
+    """Exact P(pay), win shares and expected rounds when every seat plays a fixed policy.
 
     ``policies``: one per seat, compiled table policies in context mode 0 or 1 (the random
-    policy included), read as the engine reads them; :func:`four21sim.policies.evaluate_lineup`
-    takes policy names. The n-player counterpart of :func:`four21sim.exact.two_player.evaluate`.
+    policy included), read as the engine reads them, or the equilibrium (``"equilibrium"``,
+    ``"optimal"``: the equilibrium where each minimises its P(pay), or an :class:`NSolution` of
+    this game; every seat that plays it plays the same one, its strategy fixed: it does not
+    respond to the tables, it plays the keeps it plays in the equilibrium, after any history);
+    :func:`four21sim.policies.evaluate_lineup` takes policy names. The n-player counterpart of
+    :func:`four21sim.exact.two_player.evaluate`.
 
     Returns
     -------
@@ -1210,10 +1214,9 @@ def evaluate(variant: Variant, players: int, policies) -> dict:
     pols = list(policies) if not isinstance(policies, str) else [policies] * n
     if len(pols) != n:
         raise ValueError(f"policies: {len(pols)} policies are not allowed; allowed: one per seat ({n})")
-    plays = [_resolve_one(variant, n, "pay", p, {}) for p in pols]
-    if any(k != "table" for k, _ in plays):
-        raise ValueError("policies: the equilibrium is not allowed here; allowed: table policies")
-    ag = _Against(variant, n, "pay", plays)
+    eq_cache: dict = {}
+    plays = [_resolve_one(variant, n, "pay", p, eq_cache) for p in pols]
+    ag = _Against(variant, n, "pay", plays)  # no seat responds: every round is played once, as given
     _, dist, _, _ = ag.solve(1e-13, 1)
     g = ag.game
     every = np.arange(g.size)

@@ -672,7 +672,8 @@
     return names.length === 1 ? names[0] : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
   }
   function roundTies(round) { return round.filter((k) => k.n === round[0].n); }
-  // the round's best keep as the page shows it: of keeps that tie exactly, the one the game answer prefers
+  // the round's best keep as the page shows it: of keeps that tie exactly, the one the game answer prefers;
+  // without a game answer the first, as the data lists them in advise's order (its round tie rule)
   function roundPick(round, game) {
     const tied = roundTies(round);
     if (!game || tied.length === 1) return tied[0];
