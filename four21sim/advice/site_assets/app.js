@@ -501,13 +501,8 @@
     const parts = raw.split(",");
     let vals;
     if (raw.includes("=") || raw.includes(":")) {
-      const got = new Map();
-      parts.forEach((part) => {
-        const m = part.match(/^(\w+)[=:](\d+)$/);
-        if (m && g.fields.includes(m[1]) && !got.has(m[1])) got.set(m[1], m[2]);
-        else got.set(null, part);
-      });
-      vals = got.has(null) ? [] : g.fields.map((f) => got.get(f));
+      const got = named(parts, g.fields);
+      vals = got ? g.fields.map((f) => got.get(f)) : [];
     } else {
       vals = parts;
     }
@@ -515,6 +510,17 @@
       fail("state: '" + raw + "' is not allowed; allowed: " + forms);
     }
     return vals.map(Number);
+  }
+
+  // the "name=N" (or "name:N") parts of a state, each a field once: field -> digits, or null if a part is not
+  function named(parts, fields) {
+    const got = new Map();
+    for (const part of parts) {
+      const m = part.match(/^(\w+)[=:](\d+)$/);
+      if (!m || !fields.includes(m[1]) || got.has(m[1])) return null;
+      got.set(m[1], m[2]);
+    }
+    return got;
   }
 
   // a table of 3 or more, as `four21sim advise --players N --seat S --state pot=P,t0=..,leader=L`: advise's
@@ -529,12 +535,8 @@
     const parts = raw.split(",");
     let vals;
     if (raw.includes("=") || raw.includes(":")) {
-      const got = new Map();
-      parts.forEach((part) => {
-        const m = part.match(/^(\w+)[=:](\d+)$/);
-        if (m && g.fields.includes(m[1]) && !got.has(m[1])) got.set(m[1], m[2]);
-        else bad();
-      });
+      const got = named(parts, g.fields);
+      if (!got) bad();
       vals = g.fields.map((f) => got.get(f));
       if (vals[vals.length - 1] === undefined) vals.pop();
     } else {
