@@ -84,6 +84,24 @@ def _nothing_half_written(cache: Path) -> None:
             assert "__key__" in z.files and "__meta__" in z.files, p
 
 
+def _signal_mid_solve(args: list[str], cache, sig) -> tuple:
+    """Start the command, wait for its solve's notice, signal it a second into the solve (its kernels):
+    (the process, its stderr reader, the seconds from the signal to its exit)."""
+    proc, _, err = _start(args, cache)
+    try:
+        said = err.wait_for(f"{args[0]}: solving", NOTICE_WAIT)
+        assert said, f"no notice of the solve on stderr: {err.text!r}"
+        time.sleep(1.0)  # well inside the solve (its kernels)
+        assert proc.poll() is None, err.text
+        seconds = _signal_and_time(proc, sig)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err.thread.join(10)
+    return proc, err, seconds
+
+
 # 5 players at 15 tokens: a first solve of 10 to 30 minutes; the signal lands in its first kernels
 FIVE = ["631", "--players", "5", "--seat", "1", "--set", "tokens=15", "--beat", "654",
         "--state", "pot=0,t0=3,t1=3,t2=3,t3=3,t4=3,leader=0"]
@@ -94,18 +112,7 @@ FIVE = ["631", "--players", "5", "--seat", "1", "--set", "tokens=15", "--beat", 
                          ids=["SIGTERM", "SIGINT"])
 def test_advise_stops_at_once_in_the_middle_of_a_long_solve(tmp_path, sig, status, word):
     cache = tmp_path / "cache"
-    proc, out, err = _start(["advise", *FIVE], cache)
-    try:
-        said = err.wait_for("advise: solving", NOTICE_WAIT)
-        assert said, f"no notice of the solve on stderr: {err.text!r}"
-        time.sleep(1.0)  # well inside the solve (its kernels)
-        assert proc.poll() is None, err.text
-        seconds = _signal_and_time(proc, sig)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    err.thread.join(10)
+    proc, err, seconds = _signal_mid_solve(["advise", *FIVE], cache, sig)
     print(f"{signal.Signals(sig).name}: exited {seconds:.2f} s after the signal")
     assert seconds < BOUND, f"{seconds:.1f} s after {signal.Signals(sig).name}"
     assert proc.returncode == status, err.text
@@ -119,16 +126,7 @@ def test_advise_stops_at_once_in_the_middle_of_a_long_solve(tmp_path, sig, statu
 @pytest.mark.slow
 def test_solve_stops_on_sigterm_in_the_middle_of_a_long_solve(tmp_path):
     cache = tmp_path / "cache"
-    proc, out, err = _start(["solve", "--players", "5", "--set", "tokens=15"], cache)
-    try:
-        assert err.wait_for("solve: solving", NOTICE_WAIT), err.text
-        time.sleep(1.0)
-        seconds = _signal_and_time(proc, signal.SIGTERM)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    err.thread.join(10)
+    proc, err, seconds = _signal_mid_solve(["solve", "--players", "5", "--set", "tokens=15"], cache, signal.SIGTERM)
     print(f"solve, SIGTERM: exited {seconds:.2f} s after the signal")
     assert seconds < BOUND, f"{seconds:.1f} s"
     assert proc.returncode == 143 and "Traceback" not in err.text, err.text
