@@ -1,12 +1,13 @@
 """The phone page's game answer at 3 and 4 players, in headless Chromium, against ``four21sim advise --state``.
 
-The site is written once for the module with the n-player data of the default build
-(:data:`four21sim.advice.site.GAME_PLAYERS`: the sizes from 3 that ship), for Super 421 and
+The site is written once for the module with the game data of the default build
+(:data:`four21sim.advice.site.GAME_PLAYERS`: 2 players and the sizes from 3 that ship), for Super 421 and
 le Bon (whose followers may stop early: the page's other path), and opened once;
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
-The issue's 4-player situation is also opened by its address and read from what the page shows.
+The issue's 4-player situation is also opened by its address and read from what the page shows, and
+on a phone's screen (390 x 844) the answer must show without scrolling at 2, 4 and 6 players.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_site import CHROMIUM, FLAGS, ROOT, _browser_or_skip
+from test_site import _PLACEHOLDER, CHROMIUM, FLAGS, ROOT, _browser_or_skip, _phone
 
 from four21sim.advice import site as site_mod
 from four21sim.cli import advise as advise_cli
@@ -32,7 +33,7 @@ ISSUE = "#hand=631&throws=1&beat=654,521&players=4&seat=2&state=pot=0,t0=4,t1=2,
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site-n") / "site"
-    site_mod.build_site(out, players=SIZES)
+    site_mod.build_site(out, players=(2, *SIZES))  # 2 players too: the phone's screen at every size
     return out
 
 
@@ -219,3 +220,42 @@ def test_a_table_size_without_data_gives_the_round_answer_and_the_command(page):
     assert "This page holds no game answer at 5 players yet" in why
     assert ("the command gives it, four21sim advise 631 --variant super421 --beat 654,521 --count 3 --throws-left 1 "
             "--players 5 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0.") in why
+
+
+# issue 47: "the page's answer is visible without scrolling at 390x844 and its hand placeholder is not cut";
+# a 2-player state, the issue's 4 players, and 6 players (a state read, the round answer only: no data ships)
+FOLD = [("#variant=super421&role=follower&hand=543&throws=1&beat=654&count=3&state=0,3,8", ["best-round", "best-game"],
+         "--state 0,3,8"),
+        (ISSUE, ["best-round", "best-game"], "--players 4 --seat 2"),
+        ("#hand=631&throws=1&beat=654,521,432&players=6&seat=3&state=pot=0,t0=2,t1=2,t2=2,t3=2,t4=2,t5=1,leader=0",
+         ["best-round"], "--players 6 --seat 3")]
+_BOXES = """ids => ids.map(id => { const r = document.getElementById(id).getBoundingClientRect();
+    return [id, r.top, r.bottom, r.left, r.right]; })"""
+
+
+def test_the_answer_shows_without_scrolling_on_a_phone_at_2_4_and_6_players(page):
+    ctx = _phone(page.context.browser)  # 390 x 844 CSS pixels, as experiments/site_screenshot.py takes them
+    pg = ctx.new_page()
+    try:
+        pg.goto(site_url(page))
+        pg.wait_for_function("window.F421 !== undefined")
+        for hash_, ids, said in FOLD:
+            pg.evaluate("h => { location.hash = h; }", hash_)
+            # this situation's answer drawn: its command printed under it, the headline's boxes there
+            pg.wait_for_function("""([ids, said]) => document.getElementById('cli') !== null &&
+                document.getElementById('cli').textContent.includes(said) &&
+                ids.every(id => document.getElementById(id) !== null)""", arg=[ids, said], timeout=60_000)
+            assert pg.evaluate("window.scrollY") == 0
+            for id_, top, bottom, left, right in pg.evaluate(_BOXES, ids + ["hand"]):
+                assert 0 <= top and bottom <= 844 and 0 <= left and right <= 390, (hash_, id_, top, bottom, left, right)
+            need, have = pg.evaluate(_PLACEHOLDER, "hand")  # the placeholder's text in its own font, and the room
+            assert 0 < need <= have, (hash_, need, have)
+            assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        ctx.close()
+
+
+def site_url(page) -> str:
+    """The site's page, without its address (the page fixture's, opened on the issue's situation)."""
+    return page.url.split("#", 1)[0]
+

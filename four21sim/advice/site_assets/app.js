@@ -793,8 +793,10 @@
   }
   function measureOf(s) { return s.role === "leader" ? "P(not losing the round)" : "P(beat " + M.hands[s.beat] + ")"; }
 
+  // the headline (the best keep for the round and for the game) in #answer, under the hand and the throws;
+  // every keep and the explanation in #more, after the table's fields
   function drawAnswer(s, tbl, game) {
-    const box = $("answer");
+    const box = $("more");
     box.replaceChildren();
     const measure = measureOf(s);
     const round = keepsOf(tbl.keeps[s.hand], s.hand);
@@ -812,8 +814,10 @@
     if (game) {
       head.append(el("p", { class: "game", id: "best-game" }, "For the game: ", el("strong", {}, what(game[0])),
         " — " + gameMeasure(s) + " = ", el("strong", { "data-p": game[0].show }, pctGame(game[0].show))));
+    } else if (s.gameHead) {
+      head.append(el("p", { class: "game pending", id: "game-pending" }, s.gameHead));
     }
-    box.append(head);
+    $("answer").replaceChildren(head);
     const table = el("table", { id: "keeps" },
       el("caption", { class: "help" }, "Every keep, best first for the round" +
          (s.role === "follower" && s.v.followers === "exact" ? " (exact rule: a follower re-throws at least one die)" : "")),
@@ -994,6 +998,7 @@
       if (s.hand === null || (s.role === "follower" && s.beat === null)) {
         $("answer").replaceChildren(el("p", { class: "help" },
           s.hand === null ? "Give your hand (three dice, e.g. 631)." : "Give the hand to beat (e.g. 611)."));
+        $("more").replaceChildren();
         err.hidden = true;
         return;
       }
@@ -1003,13 +1008,15 @@
       if (seated(s) && s.state && !s.g.missing) { // the round answer at once, the game answer when it is computed
         s.live = () => ticket === drawing;
         s.gameNote = "Computing the game answer at " + s.players + " players…";
+        s.gameHead = "For the game: computing P(pay) at " + s.players + " players…";
         drawAnswer(s, tbl, null);
         try {
           game = await gameRows(s);
-          s.gameNote = null;
+          s.gameNote = s.gameHead = null;
         } catch (e) {
           if (!(e instanceof TooSlow)) throw e;
           s.gameNote = e.message + ": the round answer above holds; the command gives the game answer, " + command(s) + ".";
+          s.gameHead = "For the game: not on this device (below: why, and the command that gives it)";
         }
       } else {
         game = await gameRows(s);
@@ -1022,6 +1029,7 @@
       err.textContent = e.message;
       err.hidden = false;
       $("answer").replaceChildren();
+      $("more").replaceChildren();
     }
   }
 
