@@ -259,3 +259,22 @@ def site_url(page) -> str:
     """The site's page, without its address (the page fixture's, opened on the issue's situation)."""
     return page.url.split("#", 1)[0]
 
+
+def test_where_the_game_ties_too_both_boxes_and_the_explanation_name_one_keep(page):
+    # tests/test_tie_explanation.py's situation: 5 _ _, 5 2 _ and 5 _ 1 beat 441 surely and leave P(pay) 0 (the
+    # game ends at once, seat 1 paying); the game answer names the first in the keep order, 5 2 _, and so must
+    # the round's box and the explanation (before, the round's box named 5 _ 1 and said the game broke the tie)
+    q = "#hand=521&throws=1&beat=222,441&count=2&players=3&seat=2&state=pot=0,t0=1,t1=7,t2=3,leader=0"
+    _go(page, q, "s => document.querySelector('#best-game') !== null && "
+        "document.getElementById('cli').textContent.includes(s)", "advise 521 ")
+    keep = "5 2 _"  # the first of the three in the keep order (tests/test_tie_explanation.py)
+    assert page.text_content("#best-game").startswith(f"For the game: keep {keep} — P(pay) = 0.00%")
+    best = page.text_content("#best-round")
+    assert best.startswith(f"For the round: keep {keep} (a tie with keep 5 _ 1 and keep 5 _ _, on the round and on "
+                           "the game)"), best
+    why = page.text_content("#why")
+    assert "breaks it" not in why and f"They tie on P(pay) too (0.00%): both answers name keep {keep}" in why, why
+    assert page.get_attribute(f"#keeps tbody tr[data-keep='{keep}'] td.keep", "data-best") == "best for both"
+    want = advise_cli.advise(["521", "--throws-left", "1", "--beat", "222,441", "--count", "2", "--players", "3",
+                              "--seat", "2", "--state", "pot=0,t0=1,t1=7,t2=3,leader=0"])
+    assert want["game"]["best"]["keep"] == want["best"]["keep"] == keep  # the command names the same keep

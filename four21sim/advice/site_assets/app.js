@@ -674,14 +674,33 @@
     return names.length === 1 ? names[0] : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
   }
   function roundTies(round) { return round.filter((k) => k.n === round[0].n); }
-  // the round's best keep as the page shows it: of keeps that tie exactly, the one the game answer prefers;
-  // without a game answer the first, as the data lists them in advise's order (its round tie rule)
+  // the round's best keep as the page shows it (advisor.best_play): of keeps that tie exactly, the one the game
+  // answer prefers; of those equal on the game too (within TIE), the game answer's own keep (game[0], by its tie
+  // rule, keepOrder) where it is one of them, else the first; without a game answer the first, as the data lists
+  // them in advise's order (its round tie rule)
   function roundPick(round, game) {
     const tied = roundTies(round);
     if (!game || tied.length === 1) return tied[0];
     const gameOfK = {};
     game.forEach((k) => { gameOfK[k.k] = k.p; });
-    return tied.reduce((a, k) => (gameOfK[k.k] > gameOfK[a.k] ? k : a), tied[0]);
+    const top = Math.max(...tied.map((k) => gameOfK[k.k]));
+    const equal = tied.filter((k) => gameOfK[k.k] >= top - TIE);
+    return equal.find((k) => k.k === game[0].k) || equal[0];
+  }
+  // the keeps of `ks` other than k equal to it on the game (within TIE)
+  const gameEqual = (ks, k, game) => {
+    const p = Object.fromEntries(game.map((x) => [x.k, x.p]));
+    return ks.filter((x) => x.k !== k.k && Math.abs(p[x.k] - p[k.k]) <= TIE);
+  };
+  // where keeps the round ties tie on the game too: which keep both answers name (explain.game_tie_words)
+  function tieOnGame(g, others, game, GM) {
+    const equal = gameEqual(others, g, game);
+    if (!equal.length) return ["", false];
+    const every = equal.length === others.length;
+    const who = every ? "They tie on " + GM + " too (" + pctGame(g.show) + ")"
+      : list(equal) + (equal.length === 1 ? " ties" : " tie") + " with it on " + GM + " too";
+    return [who.charAt(0).toUpperCase() + who.slice(1) + ": both answers name " + what(g) + ", the first of them in " +
+            M.keep_order + ".", every];
   }
   function where(s) {
     if (seated(s)) return "from " + stateText(s) + ", you in seat " + s.seat;
@@ -741,10 +760,11 @@
     }
     if (tied.some((k) => k.k === g.k)) {
       const others = tied.filter((k) => k.k !== g.k);
+      const [same, every] = tieOnGame(g, others, game, GM);
       lines.push("The round answer is a tie: " + list(tied) + " all give " + measure + " = " + pctRound(best.n, den) +
-                 "; the game answer breaks it: " + what(g) + " gives " + GM + " " + pctGame(g.show) + " " +
+                 (every ? "." : "; the game answer breaks it: " + what(g) + " gives " + GM + " " + pctGame(g.show) + " " +
                  where(s) + ", against " + others.map((k) => pctGame(shownOfK[k.k]) + " for " + what(k)).join(", ") +
-                 ".");
+                 ".") + (same ? " " + same : ""));
       return lines;
     }
     const r = roundPick(round, game);
@@ -805,9 +825,10 @@
     const gameBy = {};
     (game || []).forEach((k) => { gameBy[k.k] = k; });
     const others = tied.filter((k) => k !== best);
-    const tieWords = !others.length ? [] : game
-      ? [" (a tie on the round with " + list(others) + "; the game answer breaks it)"]
-      : [" (a tie with " + list(others) + ")"];
+    const tieWords = !others.length ? [] : !game ? [" (a tie with " + list(others) + ")"]
+      : gameEqual(others, best, game).length === others.length
+        ? [" (a tie with " + list(others) + ", on the round and on the game)"]
+        : [" (a tie on the round with " + list(others) + "; the game answer breaks it)"];
     const head = el("div", { class: "best" },
       el("p", { id: "best-round" }, "For the round: ", el("strong", {}, what(best)), ...tieWords, " — " + measure + " = ",
          el("strong", { "data-num": best.n, "data-den": tbl.den }, pctRound(best.n, tbl.den))));
