@@ -278,3 +278,25 @@ def test_where_the_game_ties_too_both_boxes_and_the_explanation_name_one_keep(pa
     want = advise_cli.advise(["521", "--throws-left", "1", "--beat", "222,441", "--count", "2", "--players", "3",
                               "--seat", "2", "--state", "pot=0,t0=1,t1=7,t2=3,leader=0"])
     assert want["game"]["best"]["keep"] == want["best"]["keep"] == keep  # the command names the same keep
+
+
+def test_a_table_size_without_data_keeps_its_state_in_the_form(page):
+    # at 5 players (no data on this site) the address's seat and tokens fill the form as at 3 and 4, and an edit
+    # of the form keeps them in the address and in the command (before, the form had no field for them: the
+    # first edit dropped the state). Opened after a situation of 2 leader's throws: an address without a count
+    # means the limit (3), as the answer reads it, not what the menu held before
+    _go(page, "#hand=631&throws=1&beat=654&count=2&players=3&seat=1&state=pot=0,t0=4,t1=4,t2=3,leader=0",
+        "() => document.querySelector('#best-game') !== null && location.hash.includes('count=2')", "")
+    state = "pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0"
+    _go(page, f"#hand=631&throws=1&beat=654,521&players=5&seat=2&state={state}",
+        "() => document.getElementById('why') !== null && document.getElementById('why').textContent.includes("
+        "'5 players')", "")
+    assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "t4", "leader")] == \
+        ["0", "3", "2", "2", "2", "2", "0"]
+    assert page.input_value("#seat") == "2" and page.is_hidden("#phase-row")
+    assert (page.input_value("#count"), page.input_value("#throws")) == ("3", "1")
+    page.select_option("#throws", "2")
+    page.wait_for_function("() => location.hash.includes('throws=2')")
+    assert f"players=5&seat=2&state={state}" in page.evaluate("location.hash")
+    page.wait_for_function("s => document.getElementById('why').textContent.includes(s)",
+                           arg=f"--throws-left 2 --players 5 --seat 2 --state {state}.")

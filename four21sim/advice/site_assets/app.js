@@ -487,6 +487,14 @@
     return n;
   }
   function gameOf(v, players) { return own(v.game, String(players)) || null; }
+  // the state's fields at a table size: the game's where the site has it; at 3 players up to the solver's reach
+  // without data (a site not written with that size) those of advise's --state all the same (missing: the page
+  // reads the state and prints the command that gives the game answer)
+  function tableOf(v, players) {
+    const g = gameOf(v, players);
+    if (g || players < 3 || players > PLAYERS.game_max) return g;
+    return { fields: ["pot", ...Array.from({ length: players }, (_, i) => "t" + i), "leader"], seats: true, missing: true };
+  }
 
   // POT,MINE,THEIRS or pot=P,mine=M,theirs=T (":" for "="): every field once, nothing more, or it is said
   function readState(raw, v, players, g) {
@@ -601,13 +609,13 @@
     const role = p.role || (p.beat ? "follower" : "leader");
     if (role !== "leader" && role !== "follower") fail("role: '" + role + "' is not allowed; allowed: leader, follower");
     const players = intIn("players", p.players || "2", PLAYERS.min, PLAYERS.max);
-    const g = gameOf(v, players);
+    const table = tableOf(v, players);
+    const g = table && table.missing ? null : table;
     if (g && g.seats) return tableSituation(p, v, players, g);
-    if (!g && p.state && players >= 3 && players <= PLAYERS.game_max) {
+    if (table && table.missing && p.state) {
       // a table the solver answers but this site holds no data for: the state is read (as advise reads it)
       // and the round answer given, with the command that gives the game answer
-      const fields = ["pot", ...Array.from({ length: players }, (_, i) => "t" + i), "leader"];
-      const s = tableSituation(p, v, players, { fields, seats: true, missing: true });
+      const s = tableSituation(p, v, players, table);
       const here = Object.keys(v.game);
       s.gameNote = "This page holds no game answer at " + players + " players yet" + (here.length ? " (it does at " +
         here.join(", ") + ")" : "") + ": the command gives it, " + command(s) + ".";
@@ -929,7 +937,7 @@
     $("hand").value = p.hand || "";
     $("beat").value = p.beat || "";
     $("players").value = p.players || "2";
-    const g = gameOf(v, Number($("players").value));
+    const g = tableOf(v, Number($("players").value));
     stateFields(g);
     seatChoices(g, p.seat);
     let st;
@@ -946,7 +954,8 @@
     }
     if (g) g.fields.forEach((f, i) => { $(f).value = st[i] !== undefined ? st[i] : ""; });
     $("phase").value = p.phase || "charge";
-    syncChoices(p.count, p.throws);
+    // the address's count and throws, or their defaults (the limit; all but the first): not what the menus held
+    syncChoices(p.count === undefined ? "" : p.count, p.throws === undefined ? "" : p.throws);
   }
 
   function seatChoices(g, seat) {
@@ -957,7 +966,7 @@
 
   function syncChoices(count, throws) {
     const v = M.variants[$("variant").value];
-    const g = gameOf(v, Number($("players").value));
+    const g = tableOf(v, Number($("players").value));
     stateFields(g);
     seatChoices(g);
     const st = g ? g.fields.map((f) => $(f).value.trim()) : [];
@@ -980,8 +989,9 @@
     const withGame = Object.keys(v.game).join(", ");
     $("beat-help").textContent = g && g.seats ? "the hands before yours, the leader's first (e.g. 654,521)"
       : "the worst on the table";
-    $("players-help").textContent = g ? "tokens below: the game answer"
-      : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
+    $("players-help").textContent = g && !g.missing ? "tokens below: the game answer"
+      : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "") +
+        (g ? "; the tokens below go into the command that gives it" : "");
   }
 
   function formParams() {
@@ -989,7 +999,7 @@
     const p = { variant: v.name, role: $("role-follower").checked ? "follower" : "leader", hand: $("hand").value.trim(),
                 throws: $("throws").value, players: $("players").value };
     if (p.role === "follower") { p.beat = $("beat").value.trim(); p.count = $("count").value; }
-    const g = gameOf(v, Number(p.players));
+    const g = tableOf(v, Number(p.players));
     const st = g ? g.fields.map((f) => $(f).value.trim()) : [];
     if (g && g.seats) p.seat = $("seat").value;
     if (st.length && st.every((x) => x !== "")) {
@@ -1055,7 +1065,7 @@
   }
 
   function onForm(ev) {
-    const g = gameOf(M.variants[$("variant").value], Number($("players").value));
+    const g = tableOf(M.variants[$("variant").value], Number($("players").value));
     if (ev && ev.target.name === "role" && g && g.seats && $("leader").value.trim() !== "") {
       // at a table of 3 or more the state's leader says who leads: leading is leading from your seat
       const n = Number($("players").value);
