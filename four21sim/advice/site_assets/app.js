@@ -691,6 +691,7 @@
     if (!game || tied.length === 1) return tied[0];
     const gameOfK = {};
     game.forEach((k) => { gameOfK[k.k] = k.p; });
+    if (tied.some((k) => !(k.k in gameOfK))) return tied[0]; // as best_play: a keep the game does not value
     const top = Math.max(...tied.map((k) => gameOfK[k.k]));
     const equal = tied.filter((k) => gameOfK[k.k] >= top - TIE);
     return equal.find((k) => k.k === game[0].k) || equal[0];
