@@ -1,12 +1,13 @@
 """The phone page's game answer at 3 and 4 players, in headless Chromium, against ``four21sim advise --state``.
 
-The site is written once for the module with the n-player data of the default build
-(:data:`four21sim.advice.site.GAME_PLAYERS`: the sizes from 3 that ship), for Super 421 and
+The site is written once for the module with the game data of the default build
+(:data:`four21sim.advice.site.GAME_PLAYERS`: 2 players and the sizes from 3 that ship), for Super 421 and
 le Bon (whose followers may stop early: the page's other path), and opened once;
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
-The issue's 4-player situation is also opened by its address and read from what the page shows.
+The issue's 4-player situation is also opened by its address and read from what the page shows, and
+on a phone's screen (390 x 844) the answer must show without scrolling at 2, 4 and 6 players.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_site import CHROMIUM, FLAGS, ROOT, _browser_or_skip
+from test_site import _PLACEHOLDER, CHROMIUM, FLAGS, ROOT, _browser_or_skip, _phone
 
 from four21sim.advice import site as site_mod
 from four21sim.cli import advise as advise_cli
@@ -32,7 +33,7 @@ ISSUE = "#hand=631&throws=1&beat=654,521&players=4&seat=2&state=pot=0,t0=4,t1=2,
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site-n") / "site"
-    site_mod.build_site(out, players=SIZES)
+    site_mod.build_site(out, players=(2, *SIZES))  # 2 players too: the phone's screen at every size
     return out
 
 
@@ -219,3 +220,83 @@ def test_a_table_size_without_data_gives_the_round_answer_and_the_command(page):
     assert "This page holds no game answer at 5 players yet" in why
     assert ("the command gives it, four21sim advise 631 --variant super421 --beat 654,521 --count 3 --throws-left 1 "
             "--players 5 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0.") in why
+
+
+# issue 47: "the page's answer is visible without scrolling at 390x844 and its hand placeholder is not cut";
+# a 2-player state, the issue's 4 players, and 6 players (a state read, the round answer only: no data ships)
+FOLD = [("#variant=super421&role=follower&hand=543&throws=1&beat=654&count=3&state=0,3,8", ["best-round", "best-game"],
+         "--state 0,3,8"),
+        (ISSUE, ["best-round", "best-game"], "--players 4 --seat 2"),
+        ("#hand=631&throws=1&beat=654,521,432&players=6&seat=3&state=pot=0,t0=2,t1=2,t2=2,t3=2,t4=2,t5=1,leader=0",
+         ["best-round"], "--players 6 --seat 3")]
+_BOXES = """ids => ids.map(id => { const r = document.getElementById(id).getBoundingClientRect();
+    return [id, r.top, r.bottom, r.left, r.right]; })"""
+
+
+def test_the_answer_shows_without_scrolling_on_a_phone_at_2_4_and_6_players(page):
+    ctx = _phone(page.context.browser)  # 390 x 844 CSS pixels, as experiments/site_screenshot.py takes them
+    pg = ctx.new_page()
+    try:
+        pg.goto(site_url(page))
+        pg.wait_for_function("window.F421 !== undefined")
+        for hash_, ids, said in FOLD:
+            pg.evaluate("h => { location.hash = h; }", hash_)
+            # this situation's answer drawn: its command printed under it, the headline's boxes there
+            pg.wait_for_function("""([ids, said]) => document.getElementById('cli') !== null &&
+                document.getElementById('cli').textContent.includes(said) &&
+                ids.every(id => document.getElementById(id) !== null)""", arg=[ids, said], timeout=60_000)
+            assert pg.evaluate("window.scrollY") == 0
+            for id_, top, bottom, left, right in pg.evaluate(_BOXES, ids + ["hand"]):
+                assert 0 <= top and bottom <= 844 and 0 <= left and right <= 390, (hash_, id_, top, bottom, left, right)
+            need, have = pg.evaluate(_PLACEHOLDER, "hand")  # the placeholder's text in its own font, and the room
+            assert 0 < need <= have, (hash_, need, have)
+            assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        ctx.close()
+
+
+def site_url(page) -> str:
+    """The site's page, without its address (the page fixture's, opened on the issue's situation)."""
+    return page.url.split("#", 1)[0]
+
+
+def test_where_the_game_ties_too_both_boxes_and_the_explanation_name_one_keep(page):
+    # tests/test_tie_explanation.py's situation: 5 _ _, 5 2 _ and 5 _ 1 beat 441 surely and leave P(pay) 0 (the
+    # game ends at once, seat 1 paying); the game answer names the first in the keep order, 5 2 _, and so must
+    # the round's box and the explanation (before, the round's box named 5 _ 1 and said the game broke the tie)
+    q = "#hand=521&throws=1&beat=222,441&count=2&players=3&seat=2&state=pot=0,t0=1,t1=7,t2=3,leader=0"
+    _go(page, q, "s => document.querySelector('#best-game') !== null && "
+        "document.getElementById('cli').textContent.includes(s)", "advise 521 ")
+    keep = "5 2 _"  # the first of the three in the keep order (tests/test_tie_explanation.py)
+    assert page.text_content("#best-game").startswith(f"For the game: keep {keep} — P(pay) = 0.00%")
+    best = page.text_content("#best-round")
+    assert best.startswith(f"For the round: keep {keep} (a tie with keep 5 _ 1 and keep 5 _ _, on the round and on "
+                           "the game)"), best
+    why = page.text_content("#why")
+    assert "breaks it" not in why and f"They tie on P(pay) too (0.00%): both answers name keep {keep}" in why, why
+    assert page.get_attribute(f"#keeps tbody tr[data-keep='{keep}'] td.keep", "data-best") == "best for both"
+    want = advise_cli.advise(["521", "--throws-left", "1", "--beat", "222,441", "--count", "2", "--players", "3",
+                              "--seat", "2", "--state", "pot=0,t0=1,t1=7,t2=3,leader=0"])
+    assert want["game"]["best"]["keep"] == want["best"]["keep"] == keep  # the command names the same keep
+
+
+def test_a_table_size_without_data_keeps_its_state_in_the_form(page):
+    # at 5 players (no data on this site) the address's seat and tokens fill the form as at 3 and 4, and an edit
+    # of the form keeps them in the address and in the command (before, the form had no field for them: the
+    # first edit dropped the state). Opened after a situation of 2 leader's throws: an address without a count
+    # means the limit (3), as the answer reads it, not what the menu held before
+    _go(page, "#hand=631&throws=1&beat=654&count=2&players=3&seat=1&state=pot=0,t0=4,t1=4,t2=3,leader=0",
+        "() => document.querySelector('#best-game') !== null && location.hash.includes('count=2')", "")
+    state = "pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0"
+    _go(page, f"#hand=631&throws=1&beat=654,521&players=5&seat=2&state={state}",
+        "() => document.getElementById('why') !== null && document.getElementById('why').textContent.includes("
+        "'5 players')", "")
+    assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "t4", "leader")] == \
+        ["0", "3", "2", "2", "2", "2", "0"]
+    assert page.input_value("#seat") == "2" and page.is_hidden("#phase-row")
+    assert (page.input_value("#count"), page.input_value("#throws")) == ("3", "1")
+    page.select_option("#throws", "2")
+    page.wait_for_function("() => location.hash.includes('throws=2')")
+    assert f"players=5&seat=2&state={state}" in page.evaluate("location.hash")
+    page.wait_for_function("s => document.getElementById('why').textContent.includes(s)",
+                           arg=f"--throws-left 2 --players 5 --seat 2 --state {state}.")

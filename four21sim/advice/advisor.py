@@ -122,7 +122,8 @@ class BestPlay:
 
 
 def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None = None, *,
-              lower_is_better: bool = False, game_measure: str = "", second: Mapping | None = None) -> BestPlay:
+              lower_is_better: bool = False, game_measure: str = "", second: Mapping | None = None,
+              game_best: int | None = None) -> BestPlay:
     """The best play: the best keep on the round, a tie on the round broken by the game answer.
 
     Every command that names a best play (``advise`` at every table size and its JSON ``best``,
@@ -133,7 +134,8 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
     round_keeps : list of odds.Keep
         The round answer's keeps, best first (:func:`four21sim.exact.odds.keep_advice`).
     game : dict or list of odds.Keep, optional
-        The game answer's value of each keep (index -> value, or rows).
+        The game answer's value of each keep (index -> value, or its rows best first, as
+        :func:`keep_order` ranks them).
     lower_is_better : bool
         True when the game values are P(pay) (3 players or more).
     game_measure : str
@@ -141,6 +143,9 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
     second : dict, optional
         Keep index -> the round tie rule's measure, for :meth:`BestPlay.note`, when ``round_keeps``
         are in that rule's order (:func:`tie_ordered`).
+    game_best : int, optional
+        The keep the game answer names (its first row when ``game`` is rows): the best of the
+        keeps within 1e-12 of the best by the game's own tie rule (:func:`keep_order`).
 
     Notes
     -----
@@ -148,13 +153,16 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
     exact fractions of tied keeps differ by once rounded; :func:`four21sim.advice.explain.ties`).
     A near-tie (within ``explain.NEAR_TIE``) is not broken: the round answer then has a better
     keep, and the explanation says what the game answer thinks of it. Among the tied keeps,
-    the one with the best game value wins; keeps equal on the game too (within the solvers'
-    1e-12) keep the round answer's order. Without a game answer that order decides: the round
+    the one with the best game value wins; of keeps equal on the game too (within the solvers'
+    1e-12), the game answer's own keep where it is one of them (so that the best play and the
+    game answer name the same keep, by the game's tie rule), else the first in the round
+    answer's order. Without a game answer that order decides: the round
     tie rule's (:func:`tie_ordered`, :mod:`four21sim.exact.round_pick`) where the advisor ranked
     the keeps.
     """
     tied, _ = ties(list(round_keeps), round_tol(round_keeps))
     if game is not None and not isinstance(game, Mapping):
+        game_best = game[0].index if game_best is None and len(game) else game_best
         game = {k.index: k.value for k in game}
     if game is not None:
         game = {int(k): float(v) for k, v in game.items()}
@@ -163,7 +171,8 @@ def best_play(round_keeps: Sequence[odds.Keep], game: Mapping | Sequence | None 
     else:
         sign = -1.0 if lower_is_better else 1.0
         top = max(sign * game[k.index] for k in tied)
-        best = next(k for k in tied if sign * game[k.index] >= top - GAME_TIE)
+        equal = [k for k in tied if sign * game[k.index] >= top - GAME_TIE]
+        best = next((k for k in equal if k.index == game_best), equal[0])
     return BestPlay(best, tuple(k for k in tied if k.index != best.index), game, lower_is_better, game_measure,
                     None if second is None else dict(second))
 

@@ -37,13 +37,16 @@ from ..rules import dice
 from ..rules import kernel as R
 
 __all__ = ["NEAR_TIE", "GAME_TIE", "Stakes", "stakes", "gap_parts", "ties", "round_tol", "explain", "reason",
-           "outcome_values", "round_table", "tie_rule_words"]
+           "outcome_values", "round_table", "tie_rule_words", "game_tie_words", "KEEP_ORDER"]
 
 NEAR_TIE = 0.0025
 """Keeps closer than this to the best on a measure (0.25 percentage point of a
 probability, 0.0025 token of an expected value) are a near-tie: a difference a
 player cannot feel over a night of play."""
 GAME_TIE = 1e-12  # the 2-player solver's tie tolerance (two_player.KEEP_TIE)
+KEEP_ORDER = "the keep order (stop, then more dice kept, then higher dice)"
+"""How the game answer's tie rule (:func:`four21sim.advice.advisor.keep_order`) is said: of keeps equal on
+the game, the first in this order."""
 # the codes of two_player.round_table (its docstring): who loses the round
 _LEADER_LOSES, _FOLLOWER_LOSES, _TIE = 0, 1, 2
 _NH = dice.N_HANDS
@@ -344,6 +347,23 @@ def tie_rule_words(round_keeps: list, second: dict | None, objective: str) -> st
             "): a won round moves as many tokens as the winning hand is worth.")
 
 
+def game_tie_words(best, others: list, game_of, measure: str) -> tuple[str, bool]:
+    """Where keeps the round ties tie on the game too: the sentence saying which keep both answers name
+    (``''`` when none does), and whether every one of them does.
+
+    ``best`` is the game answer's keep (its first, by its tie rule, :func:`four21sim.advice.advisor.keep_order`,
+    which :func:`four21sim.advice.advisor.best_play` follows), ``others`` the other keeps the round ties
+    with it, ``game_of`` keep index -> game value (within :data:`GAME_TIE`: a tie).
+    """
+    equal = [k for k in others if abs(float(game_of[k.index]) - float(game_of[best.index])) <= GAME_TIE]
+    if not equal:
+        return "", False
+    every = len(equal) == len(others)
+    who = (f"They tie on {measure} too ({_pct(game_of[best.index])})" if every else
+           f"{_list(equal)} {'ties' if len(equal) == 1 else 'tie'} with it on {measure} too")
+    return f"{who[:1].upper()}{who[1:]}: both answers name {_what(best)}, the first of them in {KEEP_ORDER}.", every
+
+
 def explain(variant, role: str, measure: str, objective: str, round_keeps: list, game_keeps: list | None,
             state, hand: int, made: int, leader_hand: int | None = None, count: int | None = None,
             no_game: str = "Give the game state for the game answer, P(winning the game).",
@@ -377,10 +397,11 @@ def explain(variant, role: str, measure: str, objective: str, round_keeps: list,
         return " ".join(filter(None, [head, round_ties, game_ties]))
     if any(k.index == g.index for k in tied):
         others = [k for k in tied if k.index != g.index]
-        head = (f"The round answer is a tie: {_list(tied)} all give {measure} = {_fmt(best.value, objective)}; "
-                f"the game answer breaks it: {_what(g)} gives P(win the game) {_pct(g.value)} {where}, against "
-                + ", ".join(f"{_pct(game_of[k.index])} for {_what(k)}" for k in others) + ".")
-        return " ".join(filter(None, [head, game_ties]))
+        same, every = game_tie_words(g, others, game_of, "P(win the game)")
+        head = f"The round answer is a tie: {_list(tied)} all give {measure} = {_fmt(best.value, objective)}" + (
+            "." if every else f"; the game answer breaks it: {_what(g)} gives P(win the game) {_pct(g.value)} {where}, "
+            "against " + ", ".join(f"{_pct(game_of[k.index])} for {_what(k)}" for k in others) + ".")
+        return " ".join(filter(None, [head, same, game_ties]))
     # compare with the round keep the game likes best among those the round ties
     r = max(tied, key=lambda k: game_of[k.index])
     d_round, d_game = round_of[r.index] - round_of[g.index], g.value - game_of[r.index]

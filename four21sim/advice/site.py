@@ -83,7 +83,7 @@ from ..rules import dice
 from ..rules.variants import PRESETS, Variant, as_variant
 from . import charts
 from .advisor import keep_order, tie_ordered
-from .explain import NEAR_TIE, outcome_values, round_table
+from .explain import KEEP_ORDER, NEAR_TIE, outcome_values, round_table
 
 __all__ = ["ASSETS", "GAME_SCALE", "build_site", "manifest", "round_lead", "round_beat", "game_lead", "game_beat",
            "game_states", "data_key", "outcome_code", "state_values", "player_range", "DEFAULT_VARIANTS", "MARKER",
@@ -326,7 +326,7 @@ def manifest(variants: dict[str, Variant], games: dict[str, dict]) -> dict:
              for h in range(_NH)]
     return {"generator": f"four21sim {__version__}", "hands": [dice.hand_name(h) for h in range(_NH)],
             "keeps": keeps, "full_keep": dice.FULL_KEEP, "throws": _throw_table(), "keep_tie": KEEP_TIE,
-            "near_tie": NEAR_TIE, "players": player_range(),
+            "near_tie": NEAR_TIE, "keep_order": KEEP_ORDER, "players": player_range(),
             "variants": {n: _variant_entry(n, v, games.get(n, {})) for n, v in variants.items()}}
 
 

@@ -26,7 +26,7 @@ from .advisor import (
     keep_order,
     players_text,
 )
-from .explain import GAME_TIE, reason_table
+from .explain import GAME_TIE, KEEP_ORDER, game_tie_words, reason_table
 from .trainer import Trainer
 
 __all__ = ["advise_table", "table_turn", "table_game_keeps", "explain_table", "GAME_MEASURE"]
@@ -97,8 +97,9 @@ def explain_table(measure: str, rows: list, game: list, objective: str, hand: in
     (``objective``: the round answer's; ``hand``: the hand held, its index).
 
     The round answer's keep is the best play (:func:`four21sim.advice.advisor.best_play`: a round
-    tie broken by P(pay)); when it is not the game's, :func:`four21sim.advice.explain.reason_table`
-    says why, with the numbers.
+    tie broken by P(pay), and by the game answer's own keep, ``game[0]``, where keeps tie on P(pay)
+    too); when it is not the game's, :func:`four21sim.advice.explain.reason_table` says why, with
+    the numbers.
     """
     bp = best_play(rows, game, lower_is_better=True, game_measure=GAME_MEASURE)
     rk, gk = bp.keep, game[0]
@@ -107,13 +108,18 @@ def explain_table(measure: str, rows: list, game: list, objective: str, hand: in
     tied = [rk, *bp.tied]
     if len(tied) > 1 and any(k.index == gk.index for k in tied):
         others = [k for k in tied if k.index != rk.index]
-        return (f"{len(tied)} keeps tie on {measure} ({100 * round_of[rk.index]:.2f}%): "
-                f"{', '.join(_what(k) for k in rows if k in tied)}; the game answer breaks the tie: {_what(rk)}, "
-                f"P(pay) {100 * pay_of[rk.index]:.2f}% against "
-                + ", ".join(f"{100 * pay_of[k.index]:.2f}% for {_what(k)}" for k in others) + ".")
+        same, every = game_tie_words(rk, others, pay_of, GAME_MEASURE)
+        head = f"{len(tied)} keeps tie on {measure} ({100 * round_of[rk.index]:.2f}%): " \
+            f"{', '.join(_what(k) for k in rows if k in tied)}" + ("." if every else (
+                f"; the game answer breaks the tie: {_what(rk)}, P(pay) {100 * pay_of[rk.index]:.2f}% against "
+                + ", ".join(f"{100 * pay_of[k.index]:.2f}% for {_what(k)}" for k in others) + "."))
+        return " ".join(filter(None, [head, same]))
     if rk.index == gk.index or pay_of[rk.index] - pay_of[gk.index] <= GAME_TIE:
+        # equal on P(pay) but not the same keep: the game answer's is named too, and why it is that one
+        also = "" if rk.index == gk.index else (
+            f" It ties on P(pay) with {_what(gk)}, which the game answer names, the first of them in {KEEP_ORDER}.")
         return (f"The round and game answers agree: {_what(rk)} ({measure} {100 * round_of[rk.index]:.2f}%, "
-                f"P(pay) {100 * pay_of[rk.index]:.2f}%).")
+                f"P(pay) {100 * pay_of[rk.index]:.2f}%).{also}")
     return reason_table(hand, rk.index, gk.index, round_of, pay_of, measure, objective, style="advise")
 
 

@@ -487,6 +487,14 @@
     return n;
   }
   function gameOf(v, players) { return own(v.game, String(players)) || null; }
+  // the state's fields at a table size: the game's where the site has it; at 3 players up to the solver's reach
+  // without data (a site not written with that size) those of advise's --state all the same (missing: the page
+  // reads the state and prints the command that gives the game answer)
+  function tableOf(v, players) {
+    const g = gameOf(v, players);
+    if (g || players < 3 || players > PLAYERS.game_max) return g;
+    return { fields: ["pot", ...Array.from({ length: players }, (_, i) => "t" + i), "leader"], seats: true, missing: true };
+  }
 
   // POT,MINE,THEIRS or pot=P,mine=M,theirs=T (":" for "="): every field once, nothing more, or it is said
   function readState(raw, v, players, g) {
@@ -601,13 +609,13 @@
     const role = p.role || (p.beat ? "follower" : "leader");
     if (role !== "leader" && role !== "follower") fail("role: '" + role + "' is not allowed; allowed: leader, follower");
     const players = intIn("players", p.players || "2", PLAYERS.min, PLAYERS.max);
-    const g = gameOf(v, players);
+    const table = tableOf(v, players);
+    const g = table && table.missing ? null : table;
     if (g && g.seats) return tableSituation(p, v, players, g);
-    if (!g && p.state && players >= 3 && players <= PLAYERS.game_max) {
+    if (table && table.missing && p.state) {
       // a table the solver answers but this site holds no data for: the state is read (as advise reads it)
       // and the round answer given, with the command that gives the game answer
-      const fields = ["pot", ...Array.from({ length: players }, (_, i) => "t" + i), "leader"];
-      const s = tableSituation(p, v, players, { fields, seats: true, missing: true });
+      const s = tableSituation(p, v, players, table);
       const here = Object.keys(v.game);
       s.gameNote = "This page holds no game answer at " + players + " players yet" + (here.length ? " (it does at " +
         here.join(", ") + ")" : "") + ": the command gives it, " + command(s) + ".";
@@ -674,14 +682,34 @@
     return names.length === 1 ? names[0] : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
   }
   function roundTies(round) { return round.filter((k) => k.n === round[0].n); }
-  // the round's best keep as the page shows it: of keeps that tie exactly, the one the game answer prefers;
-  // without a game answer the first, as the data lists them in advise's order (its round tie rule)
+  // the round's best keep as the page shows it (advisor.best_play): of keeps that tie exactly, the one the game
+  // answer prefers; of those equal on the game too (within TIE), the game answer's own keep (game[0], by its tie
+  // rule, keepOrder) where it is one of them, else the first; without a game answer the first, as the data lists
+  // them in advise's order (its round tie rule)
   function roundPick(round, game) {
     const tied = roundTies(round);
     if (!game || tied.length === 1) return tied[0];
     const gameOfK = {};
     game.forEach((k) => { gameOfK[k.k] = k.p; });
-    return tied.reduce((a, k) => (gameOfK[k.k] > gameOfK[a.k] ? k : a), tied[0]);
+    if (tied.some((k) => !(k.k in gameOfK))) return tied[0]; // as best_play: a keep the game does not value
+    const top = Math.max(...tied.map((k) => gameOfK[k.k]));
+    const equal = tied.filter((k) => gameOfK[k.k] >= top - TIE);
+    return equal.find((k) => k.k === game[0].k) || equal[0];
+  }
+  // the keeps of `ks` other than k equal to it on the game (within TIE)
+  const gameEqual = (ks, k, game) => {
+    const p = Object.fromEntries(game.map((x) => [x.k, x.p]));
+    return ks.filter((x) => x.k !== k.k && Math.abs(p[x.k] - p[k.k]) <= TIE);
+  };
+  // where keeps the round ties tie on the game too: which keep both answers name (explain.game_tie_words)
+  function tieOnGame(g, others, game, GM) {
+    const equal = gameEqual(others, g, game);
+    if (!equal.length) return ["", false];
+    const every = equal.length === others.length;
+    const who = every ? "They tie on " + GM + " too (" + pctGame(g.show) + ")"
+      : list(equal) + (equal.length === 1 ? " ties" : " tie") + " with it on " + GM + " too";
+    return [who.charAt(0).toUpperCase() + who.slice(1) + ": both answers name " + what(g) + ", the first of them in " +
+            M.keep_order + ".", every];
   }
   function where(s) {
     if (seated(s)) return "from " + stateText(s) + ", you in seat " + s.seat;
@@ -741,10 +769,11 @@
     }
     if (tied.some((k) => k.k === g.k)) {
       const others = tied.filter((k) => k.k !== g.k);
+      const [same, every] = tieOnGame(g, others, game, GM);
       lines.push("The round answer is a tie: " + list(tied) + " all give " + measure + " = " + pctRound(best.n, den) +
-                 "; the game answer breaks it: " + what(g) + " gives " + GM + " " + pctGame(g.show) + " " +
+                 (every ? "." : "; the game answer breaks it: " + what(g) + " gives " + GM + " " + pctGame(g.show) + " " +
                  where(s) + ", against " + others.map((k) => pctGame(shownOfK[k.k]) + " for " + what(k)).join(", ") +
-                 ".");
+                 ".") + (same ? " " + same : ""));
       return lines;
     }
     const r = roundPick(round, game);
@@ -793,8 +822,10 @@
   }
   function measureOf(s) { return s.role === "leader" ? "P(not losing the round)" : "P(beat " + M.hands[s.beat] + ")"; }
 
+  // the headline (the best keep for the round and for the game) in #answer, under the hand and the throws;
+  // every keep and the explanation in #more, after the table's fields
   function drawAnswer(s, tbl, game) {
-    const box = $("answer");
+    const box = $("more");
     box.replaceChildren();
     const measure = measureOf(s);
     const round = keepsOf(tbl.keeps[s.hand], s.hand);
@@ -803,17 +834,20 @@
     const gameBy = {};
     (game || []).forEach((k) => { gameBy[k.k] = k; });
     const others = tied.filter((k) => k !== best);
-    const tieWords = !others.length ? [] : game
-      ? [" (a tie on the round with " + list(others) + "; the game answer breaks it)"]
-      : [" (a tie with " + list(others) + ")"];
+    const tieWords = !others.length ? [] : !game ? [" (a tie with " + list(others) + ")"]
+      : gameEqual(others, best, game).length === others.length
+        ? [" (a tie with " + list(others) + ", on the round and on the game)"]
+        : [" (a tie on the round with " + list(others) + "; the game answer breaks it)"];
     const head = el("div", { class: "best" },
       el("p", { id: "best-round" }, "For the round: ", el("strong", {}, what(best)), ...tieWords, " — " + measure + " = ",
          el("strong", { "data-num": best.n, "data-den": tbl.den }, pctRound(best.n, tbl.den))));
     if (game) {
       head.append(el("p", { class: "game", id: "best-game" }, "For the game: ", el("strong", {}, what(game[0])),
         " — " + gameMeasure(s) + " = ", el("strong", { "data-p": game[0].show }, pctGame(game[0].show))));
+    } else if (s.gameHead) {
+      head.append(el("p", { class: "game pending", id: "game-pending" }, s.gameHead));
     }
-    box.append(head);
+    $("answer").replaceChildren(head);
     const table = el("table", { id: "keeps" },
       el("caption", { class: "help" }, "Every keep, best first for the round" +
          (s.role === "follower" && s.v.followers === "exact" ? " (exact rule: a follower re-throws at least one die)" : "")),
@@ -904,7 +938,7 @@
     $("hand").value = p.hand || "";
     $("beat").value = p.beat || "";
     $("players").value = p.players || "2";
-    const g = gameOf(v, Number($("players").value));
+    const g = tableOf(v, Number($("players").value));
     stateFields(g);
     seatChoices(g, p.seat);
     let st;
@@ -921,7 +955,8 @@
     }
     if (g) g.fields.forEach((f, i) => { $(f).value = st[i] !== undefined ? st[i] : ""; });
     $("phase").value = p.phase || "charge";
-    syncChoices(p.count, p.throws);
+    // the address's count and throws, or their defaults (the limit; all but the first): not what the menus held
+    syncChoices(p.count === undefined ? "" : p.count, p.throws === undefined ? "" : p.throws);
   }
 
   function seatChoices(g, seat) {
@@ -932,7 +967,7 @@
 
   function syncChoices(count, throws) {
     const v = M.variants[$("variant").value];
-    const g = gameOf(v, Number($("players").value));
+    const g = tableOf(v, Number($("players").value));
     stateFields(g);
     seatChoices(g);
     const st = g ? g.fields.map((f) => $(f).value.trim()) : [];
@@ -955,8 +990,9 @@
     const withGame = Object.keys(v.game).join(", ");
     $("beat-help").textContent = g && g.seats ? "the hands before yours, the leader's first (e.g. 654,521)"
       : "the worst on the table";
-    $("players-help").textContent = g ? "tokens below: the game answer"
-      : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "");
+    $("players-help").textContent = g && !g.missing ? "tokens below: the game answer"
+      : "the round answer" + (withGame ? " (the game answer here: " + withGame + " players)" : "") +
+        (g ? "; the tokens below go into the command that gives it" : "");
   }
 
   function formParams() {
@@ -964,7 +1000,7 @@
     const p = { variant: v.name, role: $("role-follower").checked ? "follower" : "leader", hand: $("hand").value.trim(),
                 throws: $("throws").value, players: $("players").value };
     if (p.role === "follower") { p.beat = $("beat").value.trim(); p.count = $("count").value; }
-    const g = gameOf(v, Number(p.players));
+    const g = tableOf(v, Number(p.players));
     const st = g ? g.fields.map((f) => $(f).value.trim()) : [];
     if (g && g.seats) p.seat = $("seat").value;
     if (st.length && st.every((x) => x !== "")) {
@@ -994,6 +1030,7 @@
       if (s.hand === null || (s.role === "follower" && s.beat === null)) {
         $("answer").replaceChildren(el("p", { class: "help" },
           s.hand === null ? "Give your hand (three dice, e.g. 631)." : "Give the hand to beat (e.g. 611)."));
+        $("more").replaceChildren();
         err.hidden = true;
         return;
       }
@@ -1003,13 +1040,15 @@
       if (seated(s) && s.state && !s.g.missing) { // the round answer at once, the game answer when it is computed
         s.live = () => ticket === drawing;
         s.gameNote = "Computing the game answer at " + s.players + " players…";
+        s.gameHead = "For the game: computing P(pay) at " + s.players + " players…";
         drawAnswer(s, tbl, null);
         try {
           game = await gameRows(s);
-          s.gameNote = null;
+          s.gameNote = s.gameHead = null;
         } catch (e) {
           if (!(e instanceof TooSlow)) throw e;
           s.gameNote = e.message + ": the round answer above holds; the command gives the game answer, " + command(s) + ".";
+          s.gameHead = "For the game: not on this device (below: why, and the command that gives it)";
         }
       } else {
         game = await gameRows(s);
@@ -1022,11 +1061,12 @@
       err.textContent = e.message;
       err.hidden = false;
       $("answer").replaceChildren();
+      $("more").replaceChildren();
     }
   }
 
   function onForm(ev) {
-    const g = gameOf(M.variants[$("variant").value], Number($("players").value));
+    const g = tableOf(M.variants[$("variant").value], Number($("players").value));
     if (ev && ev.target.name === "role" && g && g.seats && $("leader").value.trim() !== "") {
       // at a table of 3 or more the state's leader says who leads: leading is leading from your seat
       const n = Number($("players").value);
