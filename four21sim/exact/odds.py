@@ -57,6 +57,7 @@ _OUT_OF = 6 ** 3
 # integers over one denominator, a Fraction made once per keep instead of one per product.
 _COUNTS = [[(int(dice.KT_HAND[i]), int(dice.KT_COUNT[i]) * (_OUT_OF // int(dice.KT_DENOM[k])))
             for i in range(dice.KT_START[k], dice.KT_START[k + 1])] for k in _THROWING]
+_FLOAT_CHANCES = [[(h, float(p)) for h, p in dice.throw_distribution(k).items()] for k in _THROWING]
 
 
 def _numerators(level) -> tuple[list[int], int]:
@@ -72,7 +73,7 @@ def _throw_expectations(level: list, exact: bool) -> list:
     Exact (Fractions) with ``exact``; floats summed in the distribution's order otherwise.
     """
     if not exact:
-        return [sum(float(p) * level[h] for h, p in dice.throw_distribution(k).items()) for k in _THROWING]
+        return [sum(p * level[h] for h, p in _FLOAT_CHANCES[k]) for k in _THROWING]
     nums, den = _numerators(level)
     den *= _OUT_OF
     return [Fraction(sum(c * nums[h] for h, c in _COUNTS[k]), den) for k in _THROWING]
