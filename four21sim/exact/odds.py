@@ -356,10 +356,22 @@ def keep_advice(hand, throws_left: int = 2, objective: str | None = None, target
                    else turn.keep_values[throws_left][h])
     # best first, ties in HAND_KEEPS order (a stable sort keeps it, reversed too); float ties
     # (rounding noise) as exact ones
-    ranked = sorted(options.items(), key=(lambda kv: kv[1]) if exact else (lambda kv: round(kv[1], 11)),
+    ranked = sorted(options.items(), key=(lambda kv: _exact_key(kv[1])) if exact else (lambda kv: round(kv[1], 11)),
                     reverse=True)
-    return [Keep(dice.keep_label(h, k), val, dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
-                 k == dice.FULL_KEEP + h, k) for k, val in ranked]
+    words = [_keep_words(h, k) for k, _ in ranked]
+    return [Keep(label, val, kept, k == dice.FULL_KEEP + h, k) for (k, val), (label, kept) in zip(ranked, words)]
+
+
+def _exact_key(x: Fraction) -> tuple:
+    """A sort key of an exact number in the number's own order, compared faster: the float first
+    (float() of a Fraction is correctly rounded, so never out of order), the Fraction where floats tie."""
+    return float(x), x
+
+
+@lru_cache(maxsize=None)
+def _keep_words(h: int, k: int) -> tuple[str, str]:
+    """A keep as :class:`Keep` writes it: its label against the hand, and the dice kept."""
+    return dice.keep_label(h, k), dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k)
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def order(variant, role: str, hand: int, throws_left: int, *, target: int | None
     """
     opts = _options(variant, role, hand, throws_left, target, limit, _check_rule(rule))
     # best first on (round, second); a stable sort, reversed too, keeps equal keeps in HAND_KEEPS order
-    return sorted(opts, key=opts.__getitem__, reverse=True)
+    return sorted(opts, key=lambda k: (odds._exact_key(opts[k][0]), odds._exact_key(opts[k][1])), reverse=True)
 
 
 def secondary_values(variant, role: str, hand: int, throws_left: int, *, target: int | None = None,
