@@ -194,7 +194,7 @@ def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) ->
                 # Stopping keeps the hand as it is: the turn ends now.
                 options[k] = reward[h] if k == dice.FULL_KEEP + h else kval[k]
             if exact:  # the first keep of the highest value: max keeps the first of equals
-                best = max(options, key=options.__getitem__)
+                best = max(options, key=lambda k: _exact_key(options[k]))
                 top = options[best]
             else:
                 top = max(options.values())
@@ -364,8 +364,8 @@ def keep_advice(hand, throws_left: int = 2, objective: str | None = None, target
 
 def _exact_key(x: Fraction) -> tuple:
     """A sort key of an exact number in the number's own order, compared faster: the float first
-    (float() of a Fraction is correctly rounded, so never out of order), the Fraction where floats tie."""
-    return float(x), x
+    (int / int is correctly rounded, so never out of order), the Fraction where floats tie."""
+    return x.numerator / x.denominator, x
 
 
 @lru_cache(maxsize=None)
