@@ -53,6 +53,16 @@ def test_every_hand_to_beat_is_on_the_sheet_grouped_in_ranking_order(variant):
     assert set(charts.cheat_sheet_data(variant).query("role == 'follower'")["beat"]) == set(order[1:])
 
 
+def test_a_table_changed_by_its_caller_does_not_change_the_next_one():
+    first = charts.cheat_sheet_data("super421", targets=["6-1-1"])
+    kept = first.copy()
+    first.loc[0, "keep"] = "changed"
+    first["p"] = -1.0
+    again = charts.cheat_sheet_data("super421", targets=["611"])  # the same question, written otherwise
+    assert again.equals(kept)
+    assert again is not first
+
+
 def test_the_exact_rule_forced_rethrow_is_marked():
     # super421 (exact followers): 421 already beats 611, yet the follower must re-throw a die
     data = charts.cheat_sheet_data("super421", targets=["611"])

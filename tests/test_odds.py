@@ -211,6 +211,32 @@ def test_value_tables_all_hands_match_brute_force(obj, followers):
                 assert bf.options(hand, m)[dice.KEEPS[k]] == bf.best(hand, m)
 
 
+@pytest.mark.parametrize("followers", FOLLOWERS)
+def test_exact_solve_of_unlike_fractions_matches_brute_force(followers):
+    """Scores with unlike denominators (halves like a leader's round, thirds to sixths) and many ties:
+    the exact solve stays exact, and of equal keeps it picks the first in HAND_KEEPS order."""
+    def reward(t):
+        pos = POSITION["super421"][t]
+        return Fraction(pos % 5, 2 + pos % 5)
+
+    bf = BruteForce(reward, followers)
+    t = odds.solve_turn([reward(hand) for hand in dice.HANDS], followers, exact=True)
+    for h, hand in enumerate(dice.HANDS):
+        for m in (1, 2):
+            options = bf.options(hand, m)
+            assert {dice.KEEPS[k]: v for k, v in t.keep_values[m][h].items()} == options, (hand, m)
+            assert t.value[m][h] == bf.best(hand, m)
+            legal = dice.keeps_of(h, allow_stop=followers == "at_most")
+            assert t.best_keep[m][h] == next(k for k in legal if options[dice.KEEPS[k]] == bf.best(hand, m))
+            rows = odds.keep_advice(dice.hand_name(h), m, objective="beat", target="221", followers=followers,
+                                    exact=True)
+            # best first, equal chances in HAND_KEEPS order
+            assert [(-r.value, legal.index(r.index)) for r in rows] == sorted((-r.value, legal.index(r.index))
+                                                                             for r in rows)
+    for throws in (1, 2, 3):
+        assert t.start_value(throws) == bf.start(throws)
+
+
 # ----------------------------------------------------------------- distributions
 @pytest.mark.parametrize("obj", OBJECTIVES[:2] + OBJECTIVES[4:7:2], ids=lambda o: "-".join(str(x) for x in o))
 @pytest.mark.parametrize("followers", FOLLOWERS)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -96,26 +97,37 @@ def cheat_sheet_data(variant: Variant | str, targets: Sequence[str] | None = Non
     (a follower whose hand already beats the target, made to re-throw by the exact rule).
     """
     v = as_variant(variant)
-    targets = list(targets) if targets is not None else _targets(v)
-    order = [dice.hand_name(int(h)) for h in dice.ORDER[v.ranking_index]]
+    if targets is not None:
+        targets = tuple(dice.hand_name(dice.parse_hand(t, "targets")) for t in targets)
+    # a copy: the caller may change its table, never the one kept for the next caller
+    return _sheet_data(v, targets).copy()
+
+
+@lru_cache(maxsize=8)
+def _sheet_data(v: Variant, targets: tuple[str, ...] | None) -> pd.DataFrame:
+    """:func:`cheat_sheet_data` of one variant, computed once a process (the sheet, the notebooks and the
+    site ask for the same variant again)."""
+    targets = targets if targets is not None else tuple(_targets(v))
+    hands = [int(h) for h in dice.ORDER[v.ranking_index]]
     rank = dice.RANK[v.ranking_index]
     rows = []
     L = leader_limit(v)
     for m in range(L - 1, 0, -1):
-        for h in order:
-            keeps = odds.keep_advice(h, m, objective="round", variant=v, throws=L, exact=True)
-            best = tie_ordered(v, "leader", dice.parse_hand(h), m, keeps, "round", limit=L)[0][0]
-            rows.append(dict(role="leader", hand=h, throws_left=m, beat="", keep=best.keep, p=float(best.value),
+        for h in hands:
+            name = dice.hand_name(h)
+            keeps = odds.keep_advice(name, m, objective="round", variant=v, throws=L, exact=True)
+            best = tie_ordered(v, "leader", h, m, keeps, "round", limit=L)[0][0]
+            rows.append(dict(role="leader", hand=name, throws_left=m, beat="", keep=best.keep, p=float(best.value),
                              exact=best.value, measure="P(not losing the round)", forced=False))
     for t in targets:
-        t = dice.hand_name(dice.parse_hand(t, "targets"))
         ti = dice.parse_hand(t)
         for m in (2, 1):
-            for h in order:
-                keeps = odds.keep_advice(h, m, beat=t, variant=v, exact=True)
-                best = tie_ordered(v, "follower", dice.parse_hand(h), m, keeps, "beat", t)[0][0]
-                forced = v.followers == "exact" and rank[dice.parse_hand(h)] < rank[ti]
-                rows.append(dict(role="follower", hand=h, throws_left=m, beat=t, keep=best.keep,
+            for h in hands:
+                name = dice.hand_name(h)
+                keeps = odds.keep_advice(name, m, beat=t, variant=v, exact=True)
+                best = tie_ordered(v, "follower", h, m, keeps, "beat", t)[0][0]
+                forced = v.followers == "exact" and rank[h] < rank[ti]
+                rows.append(dict(role="follower", hand=name, throws_left=m, beat=t, keep=best.keep,
                                  p=float(best.value), exact=best.value, measure=f"P(beat {t})", forced=forced))
     return pd.DataFrame(rows)
 

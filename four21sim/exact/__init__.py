@@ -7,11 +7,12 @@ shipped with the package (:mod:`.shipped`, read by :mod:`.nplayer` before it sol
 :func:`solve` is the one entry point for the game at any player count it reaches.
 This layer reads the rules and nothing above them: it never imports the engine,
 the policies or the studies. This package does not import :mod:`.nplayer` (scipy, its numba
-kernels), but ``import four21sim`` does, through the ``optimal`` policy's tables
-(:mod:`four21sim.policies.optimal`): about 0.25 s of every process's start, 0.2 s of it
-scipy's sparse solver. Making that lazy would touch the solver's files, whose source keys
-the solution store (:data:`four21sim.exact.nplayer._CODE`), so every stored equilibrium
-would be solved again once; left as it is.
+kernels), but the ``optimal`` policy's tables (:mod:`four21sim.policies.optimal`) and the advisor
+do, so the engine and every command but ``--version`` load it (``import four21sim`` alone does
+not): about 0.25 s of such a process's start, 0.2 s of it scipy's sparse solver. Making that
+lazy would touch the solver's files, whose source keys the solution store
+(:data:`four21sim.exact.nplayer._CODE`), so every stored equilibrium would be solved again
+once; left as it is.
 """
 
 from . import leading, odds, store, two_player

@@ -30,6 +30,7 @@ order wins: stopping, then keeping more dice, then keeping higher dice.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -50,6 +51,32 @@ leader (:func:`leader_round`)."""
 FOLLOWER_RULES = ("at_most", "exact")
 MAX_THROWS_LEFT = 2
 _FLOAT_TIE = 1e-12
+_THROWING = range(dice.N_KEEPS - dice.N_HANDS)
+_OUT_OF = 6 ** 3
+# Each throwing keep's outcomes as (hand, count out of 6**3): exact expectations are sums of
+# integers over one denominator, a Fraction made once per keep instead of one per product.
+_COUNTS = [[(int(dice.KT_HAND[i]), int(dice.KT_COUNT[i]) * (_OUT_OF // int(dice.KT_DENOM[k])))
+            for i in range(dice.KT_START[k], dice.KT_START[k + 1])] for k in _THROWING]
+_FLOAT_CHANCES = [[(h, float(p)) for h, p in dice.throw_distribution(k).items()] for k in _THROWING]
+
+
+def _numerators(level) -> tuple[list[int], int]:
+    """Exact numbers as integer numerators over their least common denominator."""
+    level = [x if isinstance(x, (int, Fraction)) else Fraction(x) for x in level]
+    den = math.lcm(*(x.denominator for x in level))
+    return [x.numerator * (den // x.denominator) for x in level], den
+
+
+def _throw_expectations(level: list, exact: bool) -> list:
+    """``out[k]``: the expectation of ``level[next hand]`` after throwing keep ``k`` (every throwing keep).
+
+    Exact (Fractions) with ``exact``; floats summed in the distribution's order otherwise.
+    """
+    if not exact:
+        return [sum(p * level[h] for h, p in _FLOAT_CHANCES[k]) for k in _THROWING]
+    nums, den = _numerators(level)
+    den *= _OUT_OF
+    return [Fraction(sum(c * nums[h] for h, c in _COUNTS[k]), den) for k in _THROWING]
 
 
 def reward_vector(objective: str, target: int | None = None, ranking: str = "super421",
@@ -101,8 +128,10 @@ class TurnOdds:
     def start_value(self, throws: int):
         """Best score from the start of a turn of ``throws`` throws (no dice yet)."""
         _check_throws(throws)
+        if self.exact:
+            return _throw_expectations(self.value[throws - 1], True)[dice.EMPTY_KEEP]
         dist = dice.throw_distribution()
-        return sum((p if self.exact else float(p)) * self.value[throws - 1][h] for h, p in dist.items())
+        return sum(float(p) * self.value[throws - 1][h] for h, p in dist.items())
 
     def start_distribution(self, throws: int) -> list:
         """Distribution of the final hand from the start of a turn of ``throws`` throws."""
@@ -157,18 +186,19 @@ def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) ->
     for _ in range(1, MAX_THROWS_LEFT + 1):
         prev = values[-1]
         # Value of every keep once; a hand's choice is a max over its few keeps.
-        kval = {}
-        for k in range(dice.N_KEEPS - dice.N_HANDS):
-            kval[k] = sum((p if exact else float(p)) * prev[h] for h, p in dice.throw_distribution(k).items())
+        kval = _throw_expectations(prev, exact)
         cur, cur_keeps, cur_best = [], [], []
         for h in range(dice.N_HANDS):
             options = {}
             for k in dice.keeps_of(h, allow_stop=followers == "at_most"):
                 # Stopping keeps the hand as it is: the turn ends now.
                 options[k] = reward[h] if k == dice.FULL_KEEP + h else kval[k]
-            top = max(options.values())
-            tol = 0 if exact else _FLOAT_TIE
-            best = next(k for k, v in options.items() if v >= top - tol)
+            if exact:  # the first keep of the highest value: max keeps the first of equals
+                best = max(options, key=lambda k: _exact_key(options[k]))
+                top = options[best]
+            else:
+                top = max(options.values())
+                best = next(k for k, v in options.items() if v >= top - _FLOAT_TIE)
             cur.append(top)
             cur_keeps.append(options)
             cur_best.append(best)
@@ -324,10 +354,24 @@ def keep_advice(hand, throws_left: int = 2, objective: str | None = None, target
         turn = turn_odds(objective, tgt, v.ranking, v.values, followers, exact)
         options = ({dice.FULL_KEEP + h: turn.value[0][h]} if throws_left == 0
                    else turn.keep_values[throws_left][h])
-    order = list(options)  # tie order of HAND_KEEPS; float ties (rounding noise) as exact ones
-    ranked = sorted(options.items(), key=lambda kv: (-(kv[1] if exact else round(kv[1], 11)), order.index(kv[0])))
-    return [Keep(dice.keep_label(h, k), val, dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k),
-                 k == dice.FULL_KEEP + h, k) for k, val in ranked]
+    # best first, ties in HAND_KEEPS order (a stable sort keeps it, reversed too); float ties
+    # (rounding noise) as exact ones
+    ranked = sorted(options.items(), key=(lambda kv: _exact_key(kv[1])) if exact else (lambda kv: round(kv[1], 11)),
+                    reverse=True)
+    words = [_keep_words(h, k) for k, _ in ranked]
+    return [Keep(label, val, kept, k == dice.FULL_KEEP + h, k) for (k, val), (label, kept) in zip(ranked, words)]
+
+
+def _exact_key(x: Fraction) -> tuple:
+    """A sort key of an exact number in the number's own order, compared faster: the float first
+    (int / int is correctly rounded, so never out of order), the Fraction where floats tie."""
+    return x.numerator / x.denominator, x
+
+
+@lru_cache(maxsize=None)
+def _keep_words(h: int, k: int) -> tuple[str, str]:
+    """A keep as :class:`Keep` writes it: its label against the hand, and the dice kept."""
+    return dice.keep_label(h, k), dice.hand_name(h) if k == dice.FULL_KEEP + h else dice.keep_name(k)
 
 
 @dataclass(frozen=True)
@@ -396,9 +440,7 @@ def leader_round(ranking: str = "super421", followers: str = "exact", limit: int
     keep_values: list = [None] * (limit + 1)
     value[limit] = list(stop_value[limit - 1])
     for made in range(limit - 1, 0, -1):
-        nxt = value[made + 1]
-        kval = {k: sum((p if exact else float(p)) * nxt[h2] for h2, p in dice.throw_distribution(k).items())
-                for k in range(dice.N_KEEPS - dice.N_HANDS)}
+        kval = _throw_expectations(value[made + 1], exact)
         cur_keeps, cur = [], []
         for h in range(dice.N_HANDS):
             options = {k: stop_value[made - 1][h] if k == dice.FULL_KEEP + h else kval[k] for k in dice.keeps_of(h)}

@@ -48,8 +48,6 @@ SECONDARY = {"value": "E[value]", "rank": "E[rank]", "first": ""}
 the ranking, 1 for the best hand; lower is better)."""
 
 _NH = dice.N_HANDS
-_THROWING = [k for k in range(dice.N_KEEPS - _NH)]
-_DIST = {k: list(dice.throw_distribution(k).items()) for k in _THROWING}
 
 
 def _check_rule(rule: str) -> str:
@@ -77,16 +75,10 @@ def _pick(options: dict):
     return best
 
 
-def _throws(level: list) -> dict:
+def _throws(level: list) -> list:
     """Each throwing keep's pair of expectations, the next hands worth ``level``."""
-    out = {}
-    for k in _THROWING:
-        a = b = Fraction(0)
-        for h2, p in _DIST[k]:
-            a += p * level[h2][0]
-            b += p * level[h2][1]
-        out[k] = (a, b)
-    return out
+    return list(zip(odds._throw_expectations([x[0] for x in level], True),
+                    odds._throw_expectations([x[1] for x in level], True)))
 
 
 @lru_cache(maxsize=1024)
@@ -173,8 +165,8 @@ def order(variant, role: str, hand: int, throws_left: int, *, target: int | None
         Keep indices: the round answer's order, the tie rule's pick first among the best.
     """
     opts = _options(variant, role, hand, throws_left, target, limit, _check_rule(rule))
-    pos = {k: i for i, k in enumerate(opts)}
-    return sorted(opts, key=lambda k: (-opts[k][0], -opts[k][1], pos[k]))
+    # best first on (round, second); a stable sort, reversed too, keeps equal keeps in HAND_KEEPS order
+    return sorted(opts, key=lambda k: (odds._exact_key(opts[k][0]), odds._exact_key(opts[k][1])), reverse=True)
 
 
 def secondary_values(variant, role: str, hand: int, throws_left: int, *, target: int | None = None,
@@ -184,8 +176,9 @@ def secondary_values(variant, role: str, hand: int, throws_left: int, *, target:
     opts = _options(variant, role, hand, throws_left, target, limit, _check_rule(rule))
     if rule == "first":
         return {}
-    sign = -1 if rule == "rank" else 1
-    return {k: sign * val[1] + (1 if rule == "rank" else 0) for k, val in opts.items()}
+    if rule == "value":
+        return {k: val[1] for k, val in opts.items()}
+    return {k: 1 - val[1] for k, val in opts.items()}
 
 
 def policy_tables(variant, rule: str = RULE) -> tuple[np.ndarray, np.ndarray]:
