@@ -7,8 +7,9 @@ stored there is read back, verified) or, with ``--store DIR``, taken from a solv
 (another checkout's ``FOUR21SIM_CACHE_DIR``, read only: an entry is recognised by its key's game
 and solver arguments, its key's code hash is ignored). Either way it passes the read checks of
 :mod:`four21sim.exact.shipped` (``verify_entry`` and the fixed point) before it is written, and the
-written file is read back and checked again as the package will read it, before it takes its
-place (a file that fails is removed). A game that is not
+written file is read back and checked again as the package will read it, every array (those
+computed when read too) equal bit for bit to the solution's, before it takes its place (a file
+that fails is removed). A game that is not
 solved here and not found in ``--store`` is skipped, and said so. Each file records how it was
 produced (``__produced__``: from a solve or a store entry, the solver's code hash, numpy's
 version); the same solution gives the same bytes. Prints each file's size and the total.
@@ -103,6 +104,14 @@ def solved(name: str, n: int):
     return sol, produced
 
 
+def _differs(sol, entry: dict) -> str | None:
+    """What of the solution's arrays the file read back (derived arrays computed) does not give bit for bit."""
+    arrays, _ = nplayer.to_arrays(sol)
+    bad = [k for k, a in arrays.items() if k not in entry or entry[k].dtype != a.dtype
+           or not np.array_equal(entry[k], a)]
+    return f"read back, these arrays are not the solution's bit for bit: {', '.join(bad)}" if bad else None
+
+
 def write_checked(path: Path, name: str, n: int, sol, produced: dict) -> int:
     """Write the file beside ``path``, read it back and check it as the package will, and only then
     put it in place (a file that fails is removed: nothing half-made is left to ship)."""
@@ -110,7 +119,9 @@ def write_checked(path: Path, name: str, n: int, sol, produced: dict) -> int:
     try:
         size = shipped.write(tmp, sol, produced)
         try:
-            why = shipped.check(PRESETS[name], n, OBJECTIVE, TIE, shipped.read(tmp))
+            back = shipped.read(tmp)
+            why = (shipped.check(PRESETS[name], n, OBJECTIVE, TIE, back)
+                   or _differs(sol, shipped.derive(PRESETS[name], back)))
         except Exception as exc:  # noqa: BLE001  a file that cannot be read back fails as one that reads wrong
             why = f"it cannot be read back ({type(exc).__name__}: {exc})"
         if why:
