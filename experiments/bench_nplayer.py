@@ -61,7 +61,8 @@ print(json.dumps({"wall": wall, "cpu": cpu, "iterations": sol.iterations, "br_it
 
 def _solve(tree: Path, preset: str, n: int, out: Path, tokens: str = "-") -> dict:
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=str(tree), FOUR21SIM_CACHE_DIR=cache)
+        # the package's shipped solutions off: a preset that ships would be read, not solved
+        env = dict(os.environ, PYTHONPATH=str(tree), FOUR21SIM_CACHE_DIR=cache, FOUR21SIM_SHIPPED="off")
         run = subprocess.run([sys.executable, "-c", _CHILD, preset, str(n), str(out), tokens], cwd=tree, env=env,
                              capture_output=True, text=True)
     if run.returncode:

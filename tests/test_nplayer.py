@@ -251,8 +251,8 @@ def test_a_best_response_to_the_equilibrium_gains_nothing():
 
 # ====================================================================== inputs
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(players=7), "players: 7 is not allowed; allowed: 2 to 6"),
-    (dict(players=1), "players: 1 is not allowed; allowed: 2 to 6"),
+    (dict(players=9), "players: 9 is not allowed; allowed: 2 to 8"),
+    (dict(players=1), "players: 1 is not allowed; allowed: 2 to 8"),
     (dict(players=3, objective="lose"), "objective: 'lose' is not allowed; allowed: pay, win"),
     (dict(players=3, against=["sec"]), "against: 1 entries are not allowed; allowed: 2 entries"),
     (dict(players=3, against=["equilibrium", 5]), "against: 5 is not allowed; allowed: table policies"),
@@ -389,8 +389,8 @@ def test_exact_solve_is_the_n_player_solver_from_three_players():
     assert sol.seat_p_pay.sum() == pytest.approx(1.0, abs=1e-12) and sol.exploitability <= 1e-12
     assert exact.solve(v, 3, "win") is solve(v, 3, "win")
     assert exact.solve(v, 2) is solver2.solve(v)
-    with pytest.raises(ValueError, match="players: 7 is not allowed; allowed: 2 to 6"):
-        exact.solve(v, 7)
+    with pytest.raises(ValueError, match="players: 9 is not allowed; allowed: 2 to 8"):
+        exact.solve(v, 9)
 
 
 def test_a_solution_is_read_back_from_the_disk_store_and_a_forged_one_is_solved_again(tmp_path, monkeypatch):

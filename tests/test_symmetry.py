@@ -140,5 +140,5 @@ def test_exact_seat_pays_reaches_every_table_the_solvers_reach():
     assert seat_symmetry(v, ["optimal"] * 4).applies
     pays = exact_seat_pays(v, 4, "optimal")
     assert pays is not None and max(abs(p - 0.25) for p in pays) < 1e-12
-    assert exact_seat_pays(v, 7, "optimal") is None
+    assert exact_seat_pays(v, 9, "optimal") is None
     assert exact_seat_pays(Variant.from_preset("super421", ["tokens=41"]), 3, "optimal") is None

@@ -44,9 +44,10 @@ ROLES = ("leader", "follower")
 ROUND_PLAYERS = (MIN_PLAYERS, MAX_PLAYERS)
 """The table sizes the round answer takes, ``(lowest, highest)``: every table the engine plays
 (it does not depend on the tokens, only on the hands before you)."""
-GAME_PLAYERS = (MIN_PLAYERS, nplayer.MAX_PLAYERS)
+GAME_PLAYERS = (MIN_PLAYERS, nplayer.ANSWER_PLAYERS)
 """The table sizes the game answer takes, ``(lowest, highest)``: those the exact solvers reach
-(the 2-player solver; the 3-player and n-player equilibria up to ``nplayer.MAX_PLAYERS``)."""
+(the 2-player solver; the 3-player and n-player equilibria up to ``nplayer.ANSWER_PLAYERS``: the
+solver reaches 8, but a first solve at 7 or 8 players takes hours)."""
 
 
 def players_text(which: str = "round") -> str:

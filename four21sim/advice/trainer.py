@@ -120,7 +120,7 @@ class Trainer:
         if self.variant.tokens <= two_player.MAX_SOLVER_TOKENS:
             out += (2,)
         n = self.players
-        if 3 <= n <= nplayer.MAX_PLAYERS and self.variant.tokens <= nplayer.MAX_TOKENS[n]:
+        if 3 <= n <= nplayer.ANSWER_PLAYERS and self.variant.tokens <= nplayer.MAX_TOKENS[n]:
             out += (n,)
         return out
 

@@ -16,7 +16,7 @@ __all__ = ["main", "COMMANDS"]
 # name -> (module, what it answers); the modules are imported only when used
 COMMANDS = {
     "advise": ("four21sim.cli.advise", "which dice to keep: exact odds for the round and the game"),
-    "solve": ("four21sim.cli.solve", "the game solved exactly (2 players: optimal play; 3 to 6: a certified "
+    "solve": ("four21sim.cli.solve", "the game solved exactly (2 players: optimal play; 3 to 8: a certified "
                                      "equilibrium): who pays, the value of leading, the keep tables"),
     "sweep": ("four21sim.cli.sweep", "run a study: fairness, first-player advantage, skill, game length"),
     "play": ("four21sim.cli.play", "play at the terminal against the optimal, habit or plugged-in players; "

@@ -29,8 +29,8 @@ from ..advice.gamelog import check_record, game_record, is_plugin_label, read_lo
 from ..advice.play import MAX_GAME, Game, Turn, parse_keep, policy_label, seat_policies
 from ..advice.trainer import Answers, KeepValues, Trainer
 from ..exact import shipped
+from ..exact.nplayer import ANSWER_PLAYERS as _MAX_EXACT
 from ..exact.nplayer import FIRST_SOLVE as _FIRST_SOLVE
-from ..exact.nplayer import MAX_PLAYERS as _MAX_EXACT
 from ..policies import canonical_name, policy_help
 from ..policies.plugin import PluginError, load_plugin
 from ..rules import dice

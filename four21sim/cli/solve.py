@@ -1,7 +1,7 @@
 """``four21sim solve``: the game solved exactly, at the player counts the solvers reach.
 
 Prints, per seat, P(pay) and P(win) under optimal play (2 players: the optimum of
-:mod:`four21sim.exact.two_player`; 3 to 6: the certified equilibrium of
+:mod:`four21sim.exact.two_player`; 3 to 8: the certified equilibrium of
 :mod:`four21sim.exact.nplayer`), the
 expected number of rounds, the value of leading, the same from any
 ``--state``, and with 2 players the leader's table for that state (for every hand and
@@ -57,7 +57,7 @@ JSON keys are documented in docs/solutions.md, the rules in docs/rules.md.
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Solve the game of a variant exactly (2 players: optimal play; 3 to 6 players: a certified "
+        description="Solve the game of a variant exactly (2 players: optimal play; 3 to 8 players: a certified "
                     "equilibrium) and print who pays, the value of leading and, with 2 players, the optimal play; "
                     "or, with --against, the exact best response of one seat to the others' policies.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -70,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", default="2", metavar="N",
                    help=f"2 (default: optimal play, with tables) to {MAX_PLAYERS} (an equilibrium and its "
                         f"certificate; the presets' equilibria shipped with the package are read in seconds, "
-                        f"any other's first solve takes {nplayer.FIRST_SOLVE[4]} at 4 players, then comes "
-                        "from the disk cache)")
+                        f"any other's first solve takes {nplayer.FIRST_SOLVE[4]} at 4 players and "
+                        f"{nplayer.FIRST_SOLVE[7]} at 7, then comes from the disk cache)")
     p.add_argument("--against", metavar="P1,P2,...",
                    help="the best response of seat --seat to the other seats playing these, in seat order (one "
                         f"per other seat, or one for all): {', '.join(against_names())}")

@@ -1,5 +1,5 @@
 """Exact results: single-turn odds (:mod:`.odds`), the game solved at 2 players
-(:mod:`.two_player`) and at 2 to 6 players (:mod:`.nplayer`: equilibria, their
+(:mod:`.two_player`) and at 2 to 8 players (:mod:`.nplayer`: equilibria, their
 certificates, best responses to tables; :func:`solve` reads it from 3 players), the value of leading
 (:mod:`.leading`), the disk store of solutions (:mod:`.store`) and the presets' equilibria
 shipped with the package (:mod:`.shipped`, read by :mod:`.nplayer` before it solves).

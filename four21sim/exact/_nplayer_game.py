@@ -156,32 +156,49 @@ def build_contexts(variant: Variant, m: int, phase: str, lwp_class: np.ndarray, 
         merged.append((ids, starts, data, first))
         nxt = ids
     merged.reverse()
-    return _assemble(variant, m, phase, fw, merged, finals, lwp_rep, rank)
+    ct = _assemble(variant, m, phase, fw, merged, finals, lwp_rep, rank)
+    if m > KEEP_FORWARD:
+        del fw, merged
+        forward_contexts.cache_clear()
+    return ct
+
+
+KEEP_FORWARD = 6
+"""The forward contexts (before merging) of up to this many players in play stay cached once merged:
+rebuilding them costs seconds. At 7 and 8 players they take gigabytes (some 4 GB a phase at 8 players
+for Super 421) that nothing needs once merged, so they are dropped then (a later call builds them again)."""
 
 
 def _assemble(variant, m, phase, fw, merged, finals, lwp_rep, rank) -> Contexts:
     sizes = [len(st) - 1 for _, st, _, _ in merged]
     lvl_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     G = int(lvl_start[-1])
-    ctx_c, ctx_target, rows, rep_h, rep_f = [], [], [], [], []
+    ctx_c, ctx_target, rows, lens, rep_h, rep_f = [], [], [], [], [], []
     for i, (_ids, starts, data, first) in enumerate(merged):
         shift = G if i == m - 2 else int(lvl_start[i + 1])
         ctx_c.append(data[starts[:-1]])
         ctx_target.append(NK.targets(fw.rep_h[i][first], rank))
-        for q in range(len(starts) - 1):
-            rows.append(data[starts[q] + 2:starts[q + 1]] + shift)
+        # each merged row without its two leading entries (count, label): one array, where a
+        # list of millions of small rows (7 players' décharge) took gigabytes
+        body = np.ones(len(data), bool)
+        body[starts[:-1]] = body[starts[:-1] + 1] = False
+        row = data[body]
+        row += shift
+        rows.append(row.astype(np.int32))  # (numbers of contexts and outcomes: below 2**31)
+        del row
+        lens.append(np.diff(starts) - 2)
         pad = np.full((len(first), m - 1), -1, np.int64)
         pad[:, :i + 1] = fw.rep_h[i][first]
         rep_h.append(pad.copy())
         pad[:, :i + 1] = fw.rep_f[i][first]
         rep_f.append(pad)
-    lens = np.array([len(r) for r in rows], np.int64)
+    lens = np.concatenate(lens).astype(np.int64)
     fin_start = np.concatenate([[0], np.cumsum([len(f) for f in finals])]).astype(np.int64)
     lead_next = merged[0][0][fw.lead_next]
     return Contexts(m, limit(variant, phase), variant.followers == "exact", lvl_start,
                      np.concatenate(ctx_c), np.concatenate(ctx_target),
                      np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
-                     np.concatenate(rows).astype(np.int32), np.ascontiguousarray(lead_next, np.int64),
+                     np.concatenate(rows), np.ascontiguousarray(lead_next, np.int64),
                      fin_start, np.array([q for f in finals for q, _ in f], np.int64),
                      np.array([s / NK.SHARE_UNIT for f in finals for _, s in f]),
                      lwp_rep, np.concatenate(rep_h), np.concatenate(rep_f),
@@ -286,8 +303,17 @@ def _next_role_tokens(perm: np.ndarray, tok: np.ndarray) -> np.ndarray:
 
 
 def pay_bound(variant: Variant, m: int) -> int:
-    """Payout numbers to consider: what the round tables can give, capped at the tokens (no more move)."""
-    most = max(int(((forward_contexts(variant, m, ph).out_data >> 6) & 16383).max()) for ph in PHASES)
+    """Payout numbers to consider: what the round tables can give, capped at the tokens (no more move).
+
+    A décharge round of m players in play needs m tokens (each holds one). With fewer, the charge
+    alone gives the bound, tokens + 1, as both phases would: a hand worth 8 or more (every value
+    scheme has one) can win a charge round, and tokens < m <= 8. So the décharge's contexts, which
+    can cost as much as the charge's (at 8 players minutes and gigabytes), are not built for it.
+    """
+    phases = PHASES if variant.tokens >= m else ("charge",)
+    most = max(int(((forward_contexts(variant, m, ph).out_data >> 6) & 16383).max()) for ph in phases)
+    if phases != PHASES and most < variant.tokens:  # (the argument above fails: ask both phases)
+        most = max(most, int(((forward_contexts(variant, m, "decharge").out_data >> 6) & 16383).max()))
     return min(most, variant.tokens) + 1
 
 

@@ -92,10 +92,12 @@ def compiled_tables() -> dict:
 # ====================================================================== summaries
 # A summary is packed into two words: the order as it stands (w0) and, while the rescue
 # can still apply, the rescued order (w1). Field widths: keys + 4 in 8 bits (keys run
-# from -3 to 223), role sets in 6 bits (at most 6 players), sums in 7 bits (at most 6
-# hands worth at most 10 each).
+# from -3 to 223), role sets in 8 bits (at most 8 players: rules.variants.MAX_PLAYERS),
+# sums in 7 bits (capped at the tokens, which the solver keeps under 128: nplayer.MAX_TOKENS).
+# Only equality of the words is read (contexts are numbered in order of first appearance),
+# so the widths change no context's number.
 KEY_OFF = 4
-MAX_ROLES = 6
+MAX_ROLES = 8
 MAX_SUM = 127
 # fields of a summary row: count, then per order (as it stands, rescued) worst key,
 # its holders, best key, its holders, cumulative sum; then the two rescue probes
@@ -106,15 +108,15 @@ N_F = 13
 @njit(inline="always", **JIT)
 def _pack_order(row, at):
     return (np.uint64(row[at] + KEY_OFF) | (np.uint64(row[at + 1]) << np.uint64(8))
-            | (np.uint64(row[at + 2] + KEY_OFF) << np.uint64(14)) | (np.uint64(row[at + 3]) << np.uint64(22))
-            | (np.uint64(row[at + 4]) << np.uint64(28)))
+            | (np.uint64(row[at + 2] + KEY_OFF) << np.uint64(16)) | (np.uint64(row[at + 3]) << np.uint64(24))
+            | (np.uint64(row[at + 4]) << np.uint64(32)))
 
 
 @njit(inline="always", **JIT)
 def pack(row):
     """The two words of a summary row."""
-    w0 = (_pack_order(row, F_N) | (np.uint64(row[F_C]) << np.uint64(35)) | (np.uint64(row[F_CAN]) << np.uint64(37))
-          | (np.uint64(row[F_NOW]) << np.uint64(38)))
+    w0 = (_pack_order(row, F_N) | (np.uint64(row[F_C]) << np.uint64(39)) | (np.uint64(row[F_CAN]) << np.uint64(41))
+          | (np.uint64(row[F_NOW]) << np.uint64(42)))
     w1 = _pack_order(row, F_R) if row[F_CAN] == 1 else np.uint64(0)
     return w0, w1
 
@@ -261,7 +263,7 @@ def enumerate_level(rows, rep_h, rep_f, i, exact, cum_on, cap, rank, value, prm)
     out = np.zeros((cap_rows, N_F), np.int64)
     oh = np.zeros((cap_rows, i + 1), np.int64)
     of = np.zeros((cap_rows, i + 1), np.int64)
-    trans = np.full((nx, 3, _NH), -1, np.int32)
+    trans = np.full((nx, 1 if exact else 3, _NH), -1, np.int32)  # exact followers use one slot
     hands = np.zeros(i + 2, np.int64)
     throws = np.zeros(i + 2, np.int64)
     row = np.zeros(N_F, np.int64)
@@ -382,9 +384,12 @@ def intern(buf, n, hk, hid, starts, data, cnt):
 
 # ====================================================================== the last follower
 # An outcome of a round is a list of (loser role, winner role, payout, share) entries,
-# shares in units of 1/SHARE_UNIT (every 1/(losers tied * winners tied) is a whole
-# number of units for up to 6 players).
-SHARE_UNIT = 3600
+# shares in units of 1/SHARE_UNIT. Every 1/(losers tied * winners tied) must be a whole
+# number of units: with m players a losers and b winners tied, a + b <= m, or a = m and
+# b = m - 1 when every hand ties; up to 8 players the products are 1 to 8, 9, 10, 12, 15,
+# 16, 42 and 56, whose least common multiple is 5040 (3600 served up to 6, not 7).
+# Shares become s / SHARE_UNIT, the correctly rounded 1/k whatever the unit.
+SHARE_UNIT = 5040
 MAX_ENTRIES = MAX_ROLES * (MAX_ROLES - 1)
 
 
@@ -441,7 +446,7 @@ def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm):
     tw = np.zeros(m, np.int64)
     buf = np.zeros(MAX_ENTRIES, np.int64)
     hk, hid, starts, data, cnt = interner(1024, 16)
-    outcome = np.full((nx, 3, _NH), -1, np.int32)
+    outcome = np.full((nx, 1 if exact else 3, _NH), -1, np.int32)  # exact followers use one slot
     for x in range(nx):
         c = rep_f[x, 0]
         hands[:m - 1], throws[:m - 1] = rep_h[x], rep_f[x]
@@ -481,7 +486,10 @@ def minimise_level(trans, count, label, nxt, exact):
                 buf[n] = nxt[trans[x, slot, h]]
                 n += 1
         ids[x], hk, hid, starts, data = intern(buf, n, hk, hid, starts, data, cnt)
-    return ids, starts[:cnt[0] + 1].copy(), data[:cnt[1]].copy()
+    # where few rows merged (the décharge's last level: none), the rows fill most of the room
+    # made for them: a copy would hold them twice (1.25 GB at 7 players)
+    rows = data[:cnt[1]] if 2 * cnt[1] >= data.shape[0] else data[:cnt[1]].copy()
+    return ids, starts[:cnt[0] + 1].copy(), rows
 
 
 @njit(**JIT)

@@ -16,7 +16,7 @@ def solve(variant: Variant, players: int = 2, objective: str = "pay"):
     variant : Variant
     players : int
         2: the optimum of :func:`four21sim.exact.two_player.solve` (a zero-sum game: both
-        objectives are the same); 3 to 6: the certified equilibrium of
+        objectives are the same); 3 to 8: the certified equilibrium of
         :func:`four21sim.exact.nplayer.solve` (what the engine's ``optimal``, the advisor, the
         trainer and the value of leading read), stored on disk (:mod:`four21sim.exact.store`)
         and verified when read back.

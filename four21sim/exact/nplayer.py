@@ -1,4 +1,4 @@
-"""The exact game for 2 to 6 players: an equilibrium with its certificate, and exact best responses.
+"""The exact game for 2 to 8 players: an equilibrium with its certificate, and exact best responses.
 
 Each round is a game of perfect information: the leader chooses when to stop and
 what to keep (and so the count); each follower in turn sees the hands before it.
@@ -78,9 +78,9 @@ from . import _nplayer_kernels as NK
 from . import store
 from .checkpoint import Checkpoint
 
-__all__ = ["OBJECTIVES", "TIE_ORDERS", "MAX_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse", "solve", "evaluate",
-           "verify", "to_arrays", "from_arrays", "verify_entry", "ENTRY_FIELDS", "tie_spread", "check_players",
-           "check_objective", "check_tokens", "check_tie", "keep_values", "in_play", "FIRST_SOLVE"]
+__all__ = ["OBJECTIVES", "TIE_ORDERS", "MAX_PLAYERS", "ANSWER_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse",
+           "solve", "evaluate", "verify", "to_arrays", "from_arrays", "verify_entry", "ENTRY_FIELDS", "tie_spread",
+           "check_players", "check_objective", "check_tokens", "check_tie", "keep_values", "in_play", "FIRST_SOLVE"]
 
 OBJECTIVES = ("pay", "win")
 TIE_ORDERS = ("first", "last", "next-best", "next-worst")
@@ -97,15 +97,23 @@ In that order the kernels number them (``_nplayer_kernels.TIE_FIRST``, ...). Eve
 the same for every seat (it reads roles, not seats). A best reply (the certificate's, or a
 seat's against others) takes its own ties to the earlier keep: only its own value, the same
 within 1e-12 for every choice, depends on them."""
-MAX_PLAYERS = 6
+MAX_PLAYERS = 8
+"""The solver's reach: 2 to 8 players (:func:`solve`, ``exact.solve``, ``four21sim solve``), within
+:data:`MAX_TOKENS`."""
+ANSWER_PLAYERS = 6
+"""The largest table at which the answers a person waits for (the advisor's game answer, the trainer,
+``optimal`` deciding one turn at a time in ``play``, the environments and the studies) use this
+solver: at 7 and 8 players a first solve takes many hours (docs/nplayer.md), which nobody should
+meet by asking for advice; there they stay where they were (the round answer, no ``optimal``)
+until the presets' 7- and 8-player equilibria ship with the package."""
 FIRST_SOLVE = {3: "under a minute", 4: "about 2 minutes (classic: half an hour)", 5: "10 to 30 minutes",
-               6: "about an hour"}
+               6: "about an hour", 7: "3 to 9 hours", 8: "12 to 45 hours"}
 """What the first solve of a preset costs, with its certificate and numba's first compile, on a
 2-core machine (results/nplayer/REPORT.md): the commands say it before they wait, and the docs
 quote it; later solves of the same rules read the disk cache, checked, in about half that
 (docs/nplayer.md, "The stored form and what is checked")."""
 # tokens above which a solve would not fit (memory, or hours), per number of players
-MAX_TOKENS = {2: 60, 3: 40, 4: 21, 5: 15, 6: 11}
+MAX_TOKENS = {2: 60, 3: 40, 4: 21, 5: 15, 6: 11, 7: 11, 8: 11}
 _NH = dice.N_HANDS
 
 
@@ -818,7 +826,7 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against
     ----------
     variant : Variant
     players : int
-        2 to 6 (:data:`MAX_TOKENS` gives the tokens each takes).
+        2 to 8 (:data:`MAX_TOKENS` gives the tokens each takes).
     objective : {'pay', 'win'}
         What each player maximises: P(not paying) or its win share.
     against : sequence, optional

@@ -32,7 +32,7 @@ in one warning (:class:`CacheWarning`), deleted, and the caller solves again and
 new solution. ``verify`` may raise any exception: that counts as a failure.
 
 The rule: every number an entry serves is checked against the game's equations, or is not
-stored. The n-player solver's entries (3 to 6 players, and the games of 2 players it stores:
+stored. The n-player solver's entries (3 to 8 players, and the games of 2 players it stores:
 ``nplayer.solve(v, 2)`` and the games of fewer players under ``end = last_holder``, inside
 the entry under ``sub{k}.``) are checked by :func:`four21sim.exact.nplayer.verify_entry`,
 field by field (:data:`four21sim.exact.nplayer.ENTRY_FIELDS`):

@@ -35,8 +35,9 @@ TABLE_PLAYERS = (2, 5)
 MAX_TABLE_BYTES = 6 << 30
 """The largest compact table built (bytes): beyond, the solution decides one turn at a time only."""
 
-DECISION_PLAYERS = (4, nplayer.MAX_PLAYERS)
-"""Where ``optimal`` decides one turn at a time (the n-player equilibrium), beyond its engine tables."""
+DECISION_PLAYERS = (4, nplayer.ANSWER_PLAYERS)
+"""Where ``optimal`` decides one turn at a time (the n-player equilibrium), beyond its engine tables
+(not at 7 and 8 players, which the solver reaches: a first solve there takes hours)."""
 
 _NH = dice.N_HANDS
 
