@@ -46,9 +46,9 @@ class Reference:
         S = X[site_mod.unpack(data["succ"])[start[s]:start[s + 1]]].reshape(self.ph["classes"], self.n)
         fs, fc, fw = self.ph["fin_start"], self.ph["fin_cls"], self.ph["fin_w"]
         self.out = [sum(fw[t] * S[fc[t]] for t in range(fs[e], fs[e + 1])) for e in range(len(fs) - 1)]
-        rows, index = site_mod.unpack_rows(self.ph["trans"])
-        self.trans = rows.ravel()
-        self.row = index * self.ph["row_len"] if self.ph["row_len"] else site_mod.unpack(self.ph["row_start"])
+        self.trans = _trans_of(self.ph)
+        self.row = (np.arange(self.ph["G"] + 1) * self.ph["row_len"] if self.ph["row_len"]
+                    else site_mod.unpack(self.ph["row_start"]))
         self.cc = site_mod.unpack(self.ph["ctx_c"])
         self.lvl = self.ph["lvl"]
         self.memo = {}

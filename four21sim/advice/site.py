@@ -342,11 +342,11 @@ def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.
     cols = np.asarray(dice.ORDER[sol.variant.ranking_index])
     phases = {}
     for ph, c in a["phases"].items():
-        # exact followers end after the count only: a row of one hand per context, equal rows stored once
+        # exact followers end after the count only: a row of NH per context (else one per throw count)
         exact = np.array_equal(c["row_start"], np.arange(c["G"] + 1) * _NH)
         phases[ph] = {"L": c["L"], "exact": c["exact"], "G": c["G"], "lvl": c["lvl"], "classes": c["classes"],
                       "ctx_c": _packed(c["ctx_c"]), "row_len": _NH if exact else 0,
-                      "trans": _packed_rows(c["trans"].reshape(-1, _NH), cols, exact),
+                      "trans": _packed_rows(c["trans"].reshape(-1, _NH), cols, True),
                       "lead_next": c["lead_next"].ravel().tolist(),
                       "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
         if not exact:

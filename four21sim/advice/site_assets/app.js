@@ -268,11 +268,12 @@
         const phase = (ph) => {
           const c = d.phases[ph];
           if (!phases[ph]) {
-            // a row per context (exact followers): equal rows are stored once, `index` says which is each's
-            const rows = c.row_len ? unpack(c.trans.index).then((ix) => ix.map((x) => x * c.row_len))
-              : unpack(c.row_start);
-            phases[ph] = Promise.all([unpack(c.ctx_c), rows, unpackRows(c.trans)])
-              .then(([ctx, rowStart, trans]) => Object.assign({}, c, { ctx_c: ctx, row_start: rowStart, trans }));
+            // trans is rows of NH (a context's, or one per throw count of a follower who may stop: those of
+            // context g from first[g]); equal rows are stored once, `slots` says which stored row each is
+            const first = c.row_len ? Promise.resolve(Int32Array.from({ length: c.G }, (_, g) => g))
+              : unpack(c.row_start).then((rs) => rs.map((x) => x / NH));
+            phases[ph] = Promise.all([unpack(c.ctx_c), first, unpack(c.trans.index), unpackRows(c.trans)])
+              .then(([ctx, fst, slots, trans]) => Object.assign({}, c, { ctx_c: ctx, first: fst, slots, trans }));
             phases[ph].catch(() => { delete phases[ph]; });
           }
           return phases[ph];
@@ -353,7 +354,7 @@
     return R;
   }
   // where context g's follower ends on h after f throws (the kernel's _follower_tix)
-  const endOf = (P, g, f, h) => P.trans[P.row_start[g] + (P.exact ? 0 : f - 1) * NH + h];
+  const endOf = (P, g, f, h) => P.trans[P.slots[P.first[g] + (P.exact ? 0 : f - 1)] * NH + h];
   function roleOf(P, g) { let i = 1; while (g >= P.lvl[i]) i++; return i; }
 
   // the kernel's player_turn for context g (every component after the keep best for its role): vals[g]
@@ -364,18 +365,18 @@
     const role = roleOf(P, g);
     const c = P.ctx_c[g];
     const exact = P.exact;
-    const base = P.row_start[g];
+    const base = P.first[g];
     let level = work.a;
     let next = work.b;
     const kv = work.kv;
-    const last = base + (exact ? 0 : (c - 1) * NH);
+    const last = P.slots[base + (exact ? 0 : c - 1)] * NH;
     for (let h = 0; h < NH; h++) {
       const x = trans[last + h] * K;
       for (let j = 0; j < K; j++) level[h * K + j] = vals[x + j];
     }
     for (let made = c - 1; made > 0; made--) {
       keepValuesN(T, level, kv, K);
-      const row = base + (made - 1) * NH; // stopping (not for an exact follower): the ends after `made` throws
+      const row = exact ? 0 : P.slots[base + made - 1] * NH; // stopping (not for an exact follower): the ends after `made` throws
       for (let h = 0; h < NH; h++) {
         let t0 = PKS[h];
         const t1 = PKS[h + 1];
