@@ -158,6 +158,16 @@ def test_the_5_player_arrays_pack_small_and_read_back():
     assert "lead_ends" in data["phases"]["decharge"] and "lead_ends" not in data["phases"]["charge"]
     import json
     assert len(json.dumps(data)) < 1_500_000
+    # and rounds played from them alone give the solver's keep values (late followers: a few contexts after)
+    for state, hands, c, made, hand in (((0, (3, 2, 2, 2, 2)), ("654", "521", "311"), 3, 1, "631"),
+                                        ((4, (0, 2, 1, 3, 1)), ("331", "222", "611", "654"), 2, 1, "542")):
+        hands = [dice.hand_index(tuple(map(int, h))) for h in hands]
+        got = Reference(data, state).follower(hands, c, made, dice.hand_index(tuple(map(int, hand))))
+        want = nplayer.keep_values(sol, state, len(hands), hands, (c,) * len(hands), made,
+                                   dice.hand_index(tuple(map(int, hand))))
+        assert set(got) == set(want)
+        for k in want:
+            assert abs(got[k] - want[k]) <= 1e-12, (state, k, got[k], want[k])
 
 
 @pytest.mark.parametrize("state, hands, c, made, hand", [
