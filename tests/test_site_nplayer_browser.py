@@ -1,8 +1,9 @@
-"""The phone page's game answer at 3 and 4 players, in headless Chromium, against ``four21sim advise --state``.
+"""The phone page's game answer at 3 to 5 players, in headless Chromium, against ``four21sim advise --state``.
 
-The site is written once for the module with the game data of the default build
+The site is written once for the module with the game data of the default build up to 4 players
 (:data:`four21sim.advice.site.GAME_PLAYERS`: 2 players and the sizes from 3 that ship), for Super 421 and
-le Bon (whose followers may stop early: the page's other path), and opened once;
+le Bon (whose followers may stop early: the page's other path), and opened once (the 5-player game in a
+site of its own, some 2 minutes to build: a slow test);
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).

@@ -249,8 +249,8 @@ LEAD_CONTEXTS = 30_000
 """A phase whose round has more follower contexts than this (4 players, décharge: 64,194; 5 players, décharge:
 289,422) ships the leader's values after each final hand, state by state
 (:func:`four21sim.exact.round_tables.lead_ends`): the page then gives the leader's answer without solving every
-context (1.1 to 2.4 s at 4 players with the CPU throttled 4x, measured on a busy machine), for 127 kB more at 4
-players (120 states) and 217 kB at 5 (210 states). The 5-player charge (26,544 contexts, 3,003 states) is
+context (1.1 to 2.4 s at 4 players with the CPU throttled 4x, measured on a busy machine), for 170 kB more at 4
+players (120 states) and 290 kB at 5 (210 states). The 5-player charge (26,544 contexts, 3,003 states) is
 solved in the page instead: its values would be 2.4 MB."""
 
 
