@@ -11,6 +11,7 @@ file. Prints one line per answer and a summary per size.
     python experiments/site_game_timing.py                 # sizes 3, 4, 5 (those that ship)
     python experiments/site_game_timing.py --players 3,4   # the default build's sizes only
     python experiments/site_game_timing.py --rate 1        # unthrottled
+    python experiments/site_game_timing.py --site DIR      # a site written before (four21sim site --out DIR)
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", default=None, help="sizes to time (default: every size from 3 that ships)")
     ap.add_argument("--rate", type=float, default=4.0, help="CPU throttling rate (default 4)")
+    ap.add_argument("--site", default=None, help="time this site, written before, instead of building one")
     args = ap.parse_args()
     v = as_variant("super421")
     sizes = ([int(x) for x in args.players.split(",")] if args.players
@@ -65,12 +67,14 @@ def main() -> None:
     missing = [n for n in range(3, nplayer.MAX_PLAYERS + 1) if not shipped.available(v, n)]
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "site"
+        out = Path(args.site).resolve() if args.site else Path(tmp) / "site"
         t0 = time.perf_counter()
-        info = site.build_site(out, players=(2, *sizes))
+        if not args.site:
+            info = site.build_site(out, players=(2, *sizes))
+            print(f"built {info['files']} files, {info['bytes'] / 1e6:.2f} MB in {time.perf_counter() - t0:.0f} s",
+                  flush=True)
         files = {p.name: p.stat().st_size for p in (out / "data" / "super421").iterdir()}
-        print(f"built {info['files']} files, {info['bytes'] / 1e6:.2f} MB in {time.perf_counter() - t0:.0f} s; "
-              + ", ".join(f"{k} {b / 1e6:.2f} MB" for k, b in sorted(files.items())), flush=True)
+        print(", ".join(f"{k} {b / 1e6:.2f} MB" for k, b in sorted(files.items())), flush=True)
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
             for n in sizes:

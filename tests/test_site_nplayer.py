@@ -41,15 +41,15 @@ class Reference:
         key = [state[0], *state[1]]
         s = data["states"].index(key)
         self.ph = data["phases"]["charge" if state[0] else "decharge"]
-        X = np.concatenate([site_mod.unpack(data["values"], "f8"), data["consts"]])
-        start = site_mod.unpack(data["succ_start"], "i4")
-        S = X[site_mod.unpack(data["succ"], "i4")[start[s]:start[s + 1]]].reshape(self.ph["classes"], self.n)
+        X = np.concatenate([site_mod.unpack(data["values"]), data["consts"]])
+        start = site_mod.unpack(data["succ_start"])
+        S = X[site_mod.unpack(data["succ"])[start[s]:start[s + 1]]].reshape(self.ph["classes"], self.n)
         fs, fc, fw = self.ph["fin_start"], self.ph["fin_cls"], self.ph["fin_w"]
         self.out = [sum(fw[t] * S[fc[t]] for t in range(fs[e], fs[e + 1])) for e in range(len(fs) - 1)]
-        self.trans = site_mod.unpack(self.ph["trans"], self.ph["trans_type"]).astype(np.int64)
+        self.trans = _trans_of(self.ph)
         self.row = (np.arange(self.ph["G"] + 1) * self.ph["row_len"] if self.ph["row_len"]
-                    else site_mod.unpack(self.ph["row_start"], "i4"))
-        self.cc = site_mod.unpack(self.ph["ctx_c"], "i1")
+                    else site_mod.unpack(self.ph["row_start"]))
+        self.cc = site_mod.unpack(self.ph["ctx_c"])
         self.lvl = self.ph["lvl"]
         self.memo = {}
 
@@ -93,15 +93,81 @@ class Reference:
         return {k: float(kv[k, role]) for k in dice.keeps_of(hand, allow_stop=False)}
 
 
+def _trans_of(c: dict) -> np.ndarray:
+    """The whole ``trans`` of a packed phase, as the solver holds it."""
+    rows, index = site_mod.unpack_rows(c["trans"])
+    return (rows[index] if index is not None else rows).ravel()
+
+
 def test_the_packed_arrays_read_back_as_written(sol3, data3):
     a = site_mod.nplayer_arrays(sol3)
     for ph in ("charge", "decharge"):
         c = data3["phases"][ph]
-        for name, dt in (("trans", c["trans_type"]), ("ctx_c", "i1")):
-            assert np.array_equal(site_mod.unpack(c[name], dt), a["phases"][ph][name])
+        assert np.array_equal(_trans_of(c), a["phases"][ph]["trans"])
+        assert np.array_equal(site_mod.unpack(c["ctx_c"]), a["phases"][ph]["ctx_c"])
         assert c["row_len"] == 56 and "row_start" not in c  # exact followers: rows of one hand each
         assert np.array_equal(np.arange(c["G"] + 1) * c["row_len"], a["phases"][ph]["row_start"])
-    assert np.array_equal(site_mod.unpack(data3["values"], "f8"), sol3.choice_values()[:, :3].ravel())
+        assert c["trans"]["rows"] < c["G"]  # equal rows stored once
+    got = site_mod.unpack(data3["values"])
+    assert got.dtype == np.float64 and got.tobytes() == sol3.choice_values()[:, :3].ravel().tobytes()  # bit for bit
+
+
+def test_the_packing_gives_back_every_integer_and_double():
+    # made-up arrays at the edges of each form: the widths, signed steps down a row, equal rows, -0.0 and NaN
+    rng = np.random.default_rng(5)
+    for top in (0, 1, 255, 256, 65535, 65536, 2 ** 24, 2 ** 31 - 1):
+        a = np.concatenate([[0, top], rng.integers(0, top + 1, 500)])
+        got = site_mod.unpack(site_mod._packed(a))
+        assert np.array_equal(got, a), top
+        assert site_mod._packed(a)["w"] == max(1, (top.bit_length() + 7) // 8)
+    with pytest.raises(ValueError):
+        site_mod._packed(np.array([-1, 3]))
+    with pytest.raises(ValueError):
+        site_mod._packed(np.array([2 ** 31]))
+    x = np.array([0.0, -0.0, 1.0 / 3.0, np.nan, np.inf, -1e-300, 5e-324])
+    assert site_mod.unpack(site_mod._packed(x)).tobytes() == x.tobytes()
+    cols = rng.permutation(56)
+    T = rng.integers(0, 2 ** 20, (40, 56))
+    T[7] = T[3]
+    T[20] = T[3]
+    T[11, :] = 2 ** 30 - 1  # the largest step up, then down (zigzag: under 2 ** 31 either way)
+    T[12, ::2] = 0
+    T[12, 1::2] = 2 ** 30 - 1
+    for dedup in (True, False):
+        o = site_mod._packed_rows(T, cols, dedup)
+        rows, index = site_mod.unpack_rows(o)
+        assert np.array_equal(rows[index] if dedup else rows, T)
+        assert (o["rows"], index is None) == ((38, False) if dedup else (40, True))
+    # equal rows once, in order of first appearance
+    rows, index = site_mod.unpack_rows(site_mod._packed_rows(T, cols, True))
+    assert np.array_equal(rows, np.delete(T, [7, 20], axis=0))
+    assert index[7] == index[20] == index[3] == 3
+    with pytest.raises(ValueError):
+        site_mod._packed_rows(T + 1, cols, True)
+
+
+@pytest.mark.slow
+def test_the_5_player_arrays_pack_small_and_read_back():
+    # the 5-player décharge's trans: 16 million int32 entries, 5.4 MB deflated as they were; the whole data
+    # file (without the leader's stored values) must now be under 1.5 MB, the bytes a page reads back
+    sol = nplayer.solve(V, 5, "pay")
+    a = site_mod.nplayer_arrays(sol)
+    data = site_mod.nplayer_data(sol, a, lead_ends=lambda s: np.zeros((3, dice.N_HANDS)))
+    for ph in ("charge", "decharge"):
+        assert np.array_equal(_trans_of(data["phases"][ph]), a["phases"][ph]["trans"])
+    assert "lead_ends" in data["phases"]["decharge"] and "lead_ends" not in data["phases"]["charge"]
+    import json
+    assert len(json.dumps(data)) < 1_500_000
+    # and rounds played from them alone give the solver's keep values (late followers: a few contexts after)
+    for state, hands, c, made, hand in (((0, (3, 2, 2, 2, 2)), ("654", "521", "311"), 3, 1, "631"),
+                                        ((4, (0, 2, 1, 3, 1)), ("331", "222", "611", "654"), 2, 1, "542")):
+        hands = [dice.hand_index(tuple(map(int, h))) for h in hands]
+        got = Reference(data, state).follower(hands, c, made, dice.hand_index(tuple(map(int, hand))))
+        want = nplayer.keep_values(sol, state, len(hands), hands, (c,) * len(hands), made,
+                                   dice.hand_index(tuple(map(int, hand))))
+        assert set(got) == set(want)
+        for k in want:
+            assert abs(got[k] - want[k]) <= 1e-12, (state, k, got[k], want[k])
 
 
 @pytest.mark.parametrize("state, hands, c, made, hand", [

@@ -1,8 +1,9 @@
-"""The phone page's game answer at 3 and 4 players, in headless Chromium, against ``four21sim advise --state``.
+"""The phone page's game answer at 3 to 5 players, in headless Chromium, against ``four21sim advise --state``.
 
-The site is written once for the module with the game data of the default build
+The site is written once for the module with the game data of the default build up to 4 players
 (:data:`four21sim.advice.site.GAME_PLAYERS`: 2 players and the sizes from 3 that ship), for Super 421 and
-le Bon (whose followers may stop early: the page's other path), and opened once;
+le Bon (whose followers may stop early: the page's other path), and opened once (the 5-player game in a
+site of its own, some 2 minutes to build: a slow test);
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
@@ -24,7 +25,8 @@ from four21sim.rules import dice
 from four21sim.rules.variants import as_variant
 
 V = as_variant("super421")
-SIZES = [n for n in site_mod.GAME_PLAYERS if n >= 3 and shipped.available(V, n)]
+SHIPPED = [n for n in site_mod.GAME_PLAYERS if n >= 3 and shipped.available(V, n)]
+SIZES = [n for n in SHIPPED if n <= 4]  # the module's site: its 5-player data take 2 minutes to build (slow tests)
 # Super 421's followers throw exactly the leader's count; le Bon's may stop before it (the page's other path)
 VARIANTS = ("super421", "super421-lebon")
 ISSUE = "#hand=631&throws=1&beat=654,521&players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0"
@@ -89,6 +91,36 @@ def _situations(variant: str, n: int, rng: random.Random) -> list[dict]:
                 q["count"] = str(count)
             out.append(q)
     return out
+
+
+@pytest.fixture(scope="module")
+def page5(page, tmp_path_factory):
+    """The 5-player game's site (its own build: some 2 minutes, the leader's values of 210 décharge states)."""
+    if 5 not in SHIPPED:
+        pytest.skip("no 5-player equilibrium ships for Super 421")
+    out = tmp_path_factory.mktemp("site-5") / "site"
+    site_mod.build_site(out, players=(5,))
+    pg = page.context.browser.new_page()
+    pg.goto(out.joinpath("index.html").as_uri())
+    pg.wait_for_function("window.F421 !== undefined")
+    pg.evaluate("window.F421.limit(600)")  # a busy machine: the answer's time is experiments/site_game_timing.py's
+    yield pg
+    pg.close()
+
+
+@pytest.mark.slow
+def test_the_pages_game_answer_at_5_players_is_the_commands(page5):
+    # the 5-player data, stored small (site._packed_rows: the décharge's 16 million trans entries from 5.4 MB
+    # to 0.5 MB), decoded in the page: leaders and followers, charge and décharge, against the command
+    rng = random.Random(426)
+    for q in _situations("super421", 5, rng):
+        want = advise_cli.advise(_argv(q))["game"]["keeps"]
+        got = page5.evaluate("p => window.F421.game(p)", q)
+        label = {k["keep"]: k["p_pay"] for k in want}
+        got_by = {dice.keep_label(_hand(q["hand"]), k): p for k, p in got}
+        assert set(got_by) == set(label), q
+        for k, p in got_by.items():
+            assert abs(p - label[k]) <= 1e-9, (q, k, p, label[k])
 
 
 def _argv(q: dict) -> list[str]:
@@ -211,15 +243,15 @@ def test_where_the_answers_differ_the_page_says_why_with_the_commands_numbers(pa
 
 
 def test_a_table_size_without_data_gives_the_round_answer_and_the_command(page):
-    q = "#hand=631&throws=1&beat=654,521&players=5&seat=2&state=pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0"
+    q = "#hand=631&throws=1&beat=654,521&players=6&seat=2&state=pot=0,t0=3,t1=2,t2=2,t3=2,t4=1,t5=1,leader=0"
     _go(page, q, "() => document.getElementById('why') !== null && "
-        "document.getElementById('why').textContent.includes('5 players')", "")
+        "document.getElementById('why').textContent.includes('6 players')", "")
     assert page.is_hidden("#error") and page.locator("#best-game").count() == 0
     assert page.locator("#keeps tbody tr").count() == 7  # the round answer: every keep of 631 but stopping
     why = page.text_content("#why")
-    assert "This page holds no game answer at 5 players yet" in why
+    assert "This page holds no game answer at 6 players yet" in why
     assert ("the command gives it, four21sim advise 631 --variant super421 --beat 654,521 --count 3 --throws-left 1 "
-            "--players 5 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0.") in why
+            "--players 6 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=1,t5=1,leader=0.") in why
 
 
 # issue 47: "the page's answer is visible without scrolling at 390x844 and its hand placeholder is not cut";
@@ -281,22 +313,22 @@ def test_where_the_game_ties_too_both_boxes_and_the_explanation_name_one_keep(pa
 
 
 def test_a_table_size_without_data_keeps_its_state_in_the_form(page):
-    # at 5 players (no data on this site) the address's seat and tokens fill the form as at 3 and 4, and an edit
+    # at 6 players (no data on the site) the address's seat and tokens fill the form as at 3 and 4, and an edit
     # of the form keeps them in the address and in the command (before, the form had no field for them: the
     # first edit dropped the state). Opened after a situation of 2 leader's throws: an address without a count
     # means the limit (3), as the answer reads it, not what the menu held before
     _go(page, "#hand=631&throws=1&beat=654&count=2&players=3&seat=1&state=pot=0,t0=4,t1=4,t2=3,leader=0",
         "() => document.querySelector('#best-game') !== null && location.hash.includes('count=2')", "")
-    state = "pot=0,t0=3,t1=2,t2=2,t3=2,t4=2,leader=0"
-    _go(page, f"#hand=631&throws=1&beat=654,521&players=5&seat=2&state={state}",
+    state = "pot=0,t0=3,t1=2,t2=2,t3=2,t4=1,t5=1,leader=0"
+    _go(page, f"#hand=631&throws=1&beat=654,521&players=6&seat=2&state={state}",
         "() => document.getElementById('why') !== null && document.getElementById('why').textContent.includes("
-        "'5 players')", "")
-    assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "t4", "leader")] == \
-        ["0", "3", "2", "2", "2", "2", "0"]
+        "'6 players')", "")
+    assert [page.input_value(f"#{f}") for f in ("pot", "t0", "t1", "t2", "t3", "t4", "t5", "leader")] == \
+        ["0", "3", "2", "2", "2", "1", "1", "0"]
     assert page.input_value("#seat") == "2" and page.is_hidden("#phase-row")
     assert (page.input_value("#count"), page.input_value("#throws")) == ("3", "1")
     page.select_option("#throws", "2")
     page.wait_for_function("() => location.hash.includes('throws=2')")
-    assert f"players=5&seat=2&state={state}" in page.evaluate("location.hash")
+    assert f"players=6&seat=2&state={state}" in page.evaluate("location.hash")
     page.wait_for_function("s => document.getElementById('why').textContent.includes(s)",
-                           arg=f"--throws-left 2 --players 5 --seat 2 --state {state}.")
+                           arg=f"--throws-left 2 --players 6 --seat 2 --state {state}.")

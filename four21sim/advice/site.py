@@ -33,19 +33,22 @@ from the n-player equilibrium's rounds (3 players and more):
     order, the first keep within 1e-12 of the best) and gives P(pay) of each keep as
     :func:`four21sim.exact.nplayer.keep_values` does. A follower's answer needs only the contexts after
     its own (milliseconds); the leader's needs every context of the phase: in a phase of more than
-    :data:`LEAD_CONTEXTS` contexts (4 players, décharge: 64,194; solving them took 1.1 to 2.4 s with the
-    CPU throttled 4x on a busy machine, ``experiments/site_game_timing.py``) the build stores the
-    leader's values after each final hand per state instead (:func:`four21sim.exact.round_tables.lead_ends`,
-    168 numbers a state, 145 kB packed at 4 players). Arrays are zlib-compressed little-endian bytes in
-    base64 (the page inflates them with the browser's ``DecompressionStream``, a phase when first asked):
-    ``trans`` at 4 players is 4.1 million entries, 1.2 MB packed.
+    :data:`LEAD_CONTEXTS` contexts (the décharge at 4 players, 64,194, and 5, 289,422; solving the 4-player one
+    took 1.1 to 2.4 s with the CPU throttled 4x on a busy machine, ``experiments/site_game_timing.py``) the
+    build stores the leader's values after each final hand per state instead
+    (:func:`four21sim.exact.round_tables.lead_ends`, 168 numbers a state, 170 kB at 4 players). Arrays are
+    stored as byte planes (:func:`_packed`), zlib-compressed, in base64, and ``trans`` smaller still
+    (:func:`_packed_rows`: equal rows once, the columns from the best hand to the worst, each row as steps);
+    the page inflates them with the browser's ``DecompressionStream``, a phase when first asked. The 5-player
+    décharge's ``trans``, 16 million entries, went from 5.4 MB deflated to 0.5 MB, and the whole 5-player
+    file from 12.4 MB to 1.3 MB (``experiments/site_data_sizes.py``; docs/site.md).
 
     Alternatives measured: the round's contexts rebuilt in the page from the hands' ranks would restate
     the rules (refused: the page holds no rule); the utilities after each outcome class stored per state
     as doubles (4 players: 174,000 numbers, 1.4 MB) instead of indices into 4,484 values; the leader's
     values stored for every state (charge too: 1.5 MB more at 4 players, where the charge's 9,912
-    contexts take 0.2 s). 5 players would need 289,422 contexts in the décharge (5.4 MB packed, the site
-    over 5 MB) and 6 players more: not written by default; the page says so and prints the command.
+    contexts take 0.2 s; 2.4 MB at 5 players, whose charge's 26,544 contexts take 0.9 s). 6 players ships
+    no equilibrium yet (its data would likely take the site over 5 MB: docs/site.md).
 
 ``four21sim-site.json``
     the marker (:data:`MARKER`): the format and every file the build wrote. Only a folder holding it and
@@ -94,11 +97,12 @@ GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths
 DEFAULT_VARIANTS = ("super421",)  # small enough to send to a phone; --variants all for every preset
 MARKER = "four21sim-site.json"  # written last by a build: the site's format and its files
 MARKER_FORMAT = "four21sim-site/1"
-GAME_PLAYERS = (2, 3, 4)
+GAME_PLAYERS = (2, 3, 4, 5)
 """The table sizes whose game answer a default build writes (those of them that ship an equilibrium,
-:mod:`four21sim.exact.shipped`, from 3 players). 5 players would add 12.4 MB of data (289,422 follower
-contexts in the décharge; built in some 6 minutes); 6 players far more: at those sizes the page says so and
-gives the command that answers (module docstring, docs/site.md)."""
+:mod:`four21sim.exact.shipped`, from 3 players). 5 players adds 1.2 MB of data (289,422 follower contexts in
+the décharge, stored small: :func:`_packed_rows`) and some 2 minutes to the build (the leader's values of its
+210 décharge states); 6 players far more: there the page says so and gives the command that answers
+(module docstring, docs/site.md)."""
 _MARKER_BYTES = 1_000_000
 _CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
@@ -241,23 +245,83 @@ def state_values(sol, pot: int, a: int, b: int) -> list[list[float]]:
     return [[float(x) for x in row] for row in vals]
 
 
-LEAD_CONTEXTS = 20_000
-"""A phase whose round has more follower contexts than this (4 players, décharge: 64,194) ships the leader's
-values after each final hand, state by state (:func:`four21sim.exact.round_tables.lead_ends`): the page
-then gives the leader's answer without solving every context (1.1 to 2.4 s with the CPU throttled 4x,
-measured on a busy machine), for 145 kB more at 4 players (120 states)."""
+LEAD_CONTEXTS = 30_000
+"""A phase whose round has more follower contexts than this (4 players, décharge: 64,194; 5 players, décharge:
+289,422) ships the leader's values after each final hand, state by state
+(:func:`four21sim.exact.round_tables.lead_ends`): the page then gives the leader's answer without solving every
+context (1.1 to 2.4 s at 4 players with the CPU throttled 4x, measured on a busy machine), for 170 kB more at 4
+players (120 states) and 290 kB at 5 (210 states). The 5-player charge (26,544 contexts, 3,003 states) is
+solved in the page instead: its values would be 2.4 MB."""
 
 
-def _packed(a: np.ndarray, dtype: str) -> str:
-    """An array as the page reads it: little-endian ``dtype`` bytes, zlib-compressed, in base64 (a data
-    file is a script: text; the page inflates it with the browser's DecompressionStream)."""
-    raw = np.ascontiguousarray(a).astype(np.dtype(dtype).newbyteorder("<")).tobytes()
+def _deflated(raw: bytes) -> str:
+    """Bytes as a data file holds them: zlib-compressed, in base64 (a data file is a script: text; the page
+    inflates them with the browser's DecompressionStream)."""
     return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
 
 
-def unpack(text: str, dtype: str) -> np.ndarray:
-    """The array of :func:`_packed` (the tests read the data files back with it)."""
-    return np.frombuffer(zlib.decompress(base64.b64decode(text)), np.dtype(dtype).newbyteorder("<")).astype(dtype)
+def _packed(a: np.ndarray) -> dict:
+    """An array as the page reads it: ``{"n": size, "f8": 1, "z": ...}`` for doubles, their 8 byte planes
+    (:func:`four21sim.exact.shipped.encode`'s form: the sign and exponent bytes are nearly all alike), or
+    ``{"n": size, "w": width, "z": ...}`` for non-negative integers below 2**31, their ``width`` low byte
+    planes (the fewest that hold the largest; an int32 array of small numbers deflates badly as it is)."""
+    a = np.asarray(a).ravel()
+    if a.dtype.kind == "f":
+        from ..exact.shipped import encode
+        return {"n": int(a.size), "f8": 1, "z": _deflated(encode({"a": a.astype(np.float64)})["a"].tobytes())}
+    a = a.astype(np.int64)
+    if a.size and (a.min() < 0 or a.max() >= 2 ** 31):
+        raise ValueError(f"an array from {a.min()} to {a.max()} does not fit the page's unsigned planes")
+    w = max(1, (int(a.max()).bit_length() + 7) // 8) if a.size else 1
+    planes = a.astype("<u8").view(np.uint8).reshape(a.size, 8)[:, :w].T
+    return {"n": int(a.size), "w": w, "z": _deflated(np.ascontiguousarray(planes).tobytes())}
+
+
+def unpack(obj: dict) -> np.ndarray:
+    """The array of :func:`_packed` (int64 or float64), as the page decodes it (the tests read the data back)."""
+    raw = np.frombuffer(zlib.decompress(base64.b64decode(obj["z"])), np.uint8)
+    n = obj["n"]
+    if obj.get("f8"):
+        return np.ascontiguousarray(raw.reshape(8, n).T).view("<f8").ravel().astype(np.float64)
+    planes = raw.reshape(obj["w"], n).astype(np.int64)
+    return sum(planes[k] << (8 * k) for k in range(obj["w"]))
+
+
+def _zigzag(x: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, 2 * x, -2 * x - 1)
+
+
+def _packed_rows(rows: np.ndarray, cols: np.ndarray, dedup: bool) -> dict:
+    """A table of rows (``trans``: a row of 56 entries per context, or per throw of one) stored small: equal
+    rows once (``dedup``: then ``index`` gives each row its stored row, in order of first appearance), the
+    columns in the order ``cols`` (the hands from best to worst, along which a row changes seldom), each
+    row as the steps from one column to the next (zigzag: non-negative), stored column by column (the
+    steps of one column look alike) as :func:`_packed` planes. Decoded to the same integers
+    (:func:`unpack_rows`; the page's ``unpackRows``)."""
+    rows = np.asarray(rows, np.int64)
+    if rows.size and (rows.min() < 0 or rows.max() >= 2 ** 30):  # a step's zigzag then fits 31 bits
+        raise ValueError(f"rows from {rows.min()} to {rows.max()} do not fit the page's steps; allowed: 0 to 2**30 - 1")
+    out = {"width": int(rows.shape[1]), "cols": [int(c) for c in cols]}
+    if dedup:
+        _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        number = np.empty(len(first), np.int64)
+        number[np.argsort(first)] = np.arange(len(first))
+        out["index"] = _packed(number[inv.ravel()])
+        rows = rows[np.sort(first)]
+    out["rows"] = int(rows.shape[0])
+    steps = np.diff(rows[:, cols], axis=1, prepend=0)
+    out["steps"] = _packed(_zigzag(steps).T)
+    return out
+
+
+def unpack_rows(obj: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(rows, index)`` of :func:`_packed_rows`: the stored rows (``rows x width``) and which stored row each
+    row is (None where every row is stored)."""
+    z = unpack(obj["steps"]).reshape(obj["width"], obj["rows"]).T
+    steps = (z >> 1) ^ -(z & 1)
+    rows = np.empty_like(steps)
+    rows[:, obj["cols"]] = np.cumsum(steps, axis=1)
+    return rows, (unpack(obj["index"]) if "index" in obj else None)
 
 
 def nplayer_arrays(sol) -> dict:
@@ -266,31 +330,41 @@ def nplayer_arrays(sol) -> dict:
     return round_tables.round_arrays(sol)
 
 
-def nplayer_data(sol, arrays: dict | None = None) -> dict:
+def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.ndarray] | None = None,
+                 progress: Callable[[str], None] | None = None) -> dict:
     """``data/<variant>/g<n>.js`` for the n-player equilibrium ``sol``: its rounds as the page plays them
-    backwards (:mod:`four21sim.exact.round_tables`), the large arrays packed (:func:`_packed`)."""
+    backwards (:mod:`four21sim.exact.round_tables`), the large arrays packed (:func:`_packed`,
+    :func:`_packed_rows`). ``lead_ends(s)``: the leader's values of state s (default
+    :func:`four21sim.exact.round_tables.lead_ends`); ``progress(what)`` is told of each state's."""
+    from ..exact import round_tables
     a = arrays if arrays is not None else nplayer_arrays(sol)
+    lead_ends = lead_ends or (lambda s: round_tables.lead_ends(sol, s))
+    cols = np.asarray(dice.ORDER[sol.variant.ranking_index])
     phases = {}
     for ph, c in a["phases"].items():
-        small = int(c["trans"].max()) < 2 ** 16  # half the bytes to inflate and to hold (4 players: 64,602)
+        # exact followers end after the count only: a row of NH per context (else one per throw count)
+        exact = np.array_equal(c["row_start"], np.arange(c["G"] + 1) * _NH)
         phases[ph] = {"L": c["L"], "exact": c["exact"], "G": c["G"], "lvl": c["lvl"], "classes": c["classes"],
-                      "ctx_c": _packed(c["ctx_c"], "i1"), "row_start": _packed(c["row_start"], "i4"),
-                      # every row one hand long (exact followers end after the count only): the page counts them
-                      "row_len": _NH if np.array_equal(c["row_start"], np.arange(c["G"] + 1) * _NH) else 0,
-                      "trans": _packed(c["trans"], "u2" if small else "i4"), "trans_type": "u2" if small else "i4",
+                      "ctx_c": _packed(c["ctx_c"]), "row_len": _NH if exact else 0,
+                      "trans": _packed_rows(c["trans"].reshape(-1, _NH), cols, True),
                       "lead_next": c["lead_next"].ravel().tolist(),
                       "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
-        if phases[ph]["row_len"]:
-            del phases[ph]["row_start"]
+        if not exact:
+            phases[ph]["row_start"] = _packed(c["row_start"])
         if c["G"] > LEAD_CONTEXTS:  # the leader's ends, per state of the phase in the order of "states"
-            from ..exact import round_tables
             at = [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
-            phases[ph]["lead_ends"] = _packed(np.array([round_tables.lead_ends(sol, i) for i in at]), "f8")
+            ends = []
+            for k, i in enumerate(at):
+                if progress:
+                    progress(f"the leader's values in the {'charge' if ph == 'charge' else 'décharge'}, "
+                             f"state {k + 1} of {len(at)}")
+                ends.append(lead_ends(i))
+            phases[ph]["lead_ends"] = _packed(np.array(ends))
     succ = [x.ravel() for x in a["succ"]]
     start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])
     return {"players": sol.players, "objective": sol.objective, "tie": sol.tie, "steps": a["steps"],
-            "states": a["states"], "values": _packed(a["values"], "f8"), "consts": a["consts"],
-            "succ": _packed(np.concatenate(succ), "i4"), "succ_start": _packed(start, "i4"), "phases": phases}
+            "states": a["states"], "values": _packed(a["values"]), "consts": a["consts"],
+            "succ": _packed(np.concatenate(succ)), "succ_start": _packed(start), "phases": phases}
 
 
 def player_range() -> dict:
@@ -399,9 +473,9 @@ def build_site(out: str | Path, variants: Sequence[str] | None = None, game: boo
     total = sum(_NH + 1 + (1 + len(picked[n]) if with_two else 0) + len(sizes[n]) for n in names)
     done = 0
 
-    def step(what: str) -> None:
+    def step(what: str, advance: bool = True) -> None:
         nonlocal done
-        done += 1
+        done += advance  # a long step (the 5-player leader's values) says how far it is without counting
         if progress:
             progress(done, total, what)
 
@@ -530,7 +604,8 @@ def _write_nplayer(w: "_Writer", name: str, v: Variant, n: int, step: Callable[[
     """``data/<variant>/g<n>.js``: the shipped n-player equilibrium's rounds; returns the manifest's entry."""
     from ..exact import nplayer
     sol = nplayer.solve(v, n, "pay")
-    w.put(data_key(name, f"g{n}"), nplayer_data(sol))
+    w.put(data_key(name, f"g{n}"), nplayer_data(sol, progress=lambda what: step(f"{name}, {n} players: {what}",
+                                                                                   advance=False)))
     step(f"{name}: the {n}-player game's rounds")
     return {str(n): {"fields": ["pot", *(f"t{s}" for s in range(n)), "leader"], "file": f"g{n}", "seats": True,
                      "solver": f"four21sim.exact.nplayer (the certified equilibrium shipped for {n} players)"}}

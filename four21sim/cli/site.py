@@ -18,7 +18,7 @@ from ._common import add_version, run
 PROG = "four21sim site"
 
 _EPILOG = """examples:
-  four21sim site --out table-site                 # Super 421, the game answer at 2 to 4 players: about 2 MB, 9 files
+  four21sim site --out table-site                 # Super 421, the game answer at 2 to 5 players: 2.2 MB, 10 files
   four21sim site --out table-site --variants all  # every preset
   four21sim site --out small --variants super421,classic --no-game
 
@@ -26,7 +26,7 @@ Open DIR/index.html from the file system, or put DIR on any static host; to use 
 serve it (python -m http.server in DIR, then the computer's address from the phone on the same
 Wi-Fi) or put it on a static host (GitHub Pages). A situation can be given in the address:
 index.html#variant=super421&role=follower&hand=631&throws=2&beat=611 (and &state=POT,MINE,THEIRS
-for the game answer; at 3 and 4 players &players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0
+for the game answer; at 3 to 5 players &players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0
 as advise takes them). docs/site.md describes the address, the data files and their sizes.
 """
 
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma-separated presets among {','.join(PRESETS)}, or 'all' "
                         f"(default: {','.join(DEFAULT_VARIANTS)})")
     p.add_argument("--no-game", action="store_true",
-                   help="leave out the game answers (2 to 4 players): round answers only")
+                   help="leave out the game answers (2 to 5 players): round answers only")
     talk = p.add_mutually_exclusive_group()
     talk.add_argument("--quiet", action="store_true", help="print only the summary line")
     talk.add_argument("--verbose", action="store_true", help="print a line per step instead of one progress line")

@@ -212,11 +212,11 @@
   // The round kernel of four21sim.exact._nplayer_kernels (solve_round: the outcomes' values, then every
   // follower's player_turn from the last level up, then the leader's) on the equilibrium's own arrays
   // (data/<variant>/g<n>.js, from four21sim.exact.round_tables): the same sums in the same order, the same
-  // ties (the first keep within keep_tie of the best). Large arrays come deflated (base64): the browser's
-  // DecompressionStream inflates them.
+  // ties (the first keep within keep_tie of the best). Large arrays come deflated (base64) as byte planes
+  // (site._packed): the browser's DecompressionStream inflates them, and they are put back together here.
   let GAME_SECONDS = 5; // past this, the page says so and gives the round answer (the tests may lower it)
   class TooSlow extends Error {}
-  async function inflate(b64, Type) {
+  async function inflate(b64) {
     if (typeof DecompressionStream === "undefined") {
       throw new TooSlow("This browser cannot inflate the game's tables (it has no DecompressionStream)");
     }
@@ -224,7 +224,38 @@
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    return new Type(await new Response(stream).arrayBuffer());
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+  // site._packed: n doubles as their 8 byte planes, or n integers as their w low byte planes
+  async function unpack(o) {
+    const b = await inflate(o.z);
+    const n = o.n;
+    if (o.f8) {
+      const out = new Uint8Array(8 * n);
+      for (let k = 0; k < 8; k++) for (let i = 0, at = k * n; i < n; i++) out[8 * i + k] = b[at + i];
+      return new Float64Array(out.buffer);
+    }
+    const out = new Int32Array(n);
+    for (let k = 0; k < o.w; k++) {
+      const shift = 8 * k;
+      for (let i = 0, at = k * n; i < n; i++) out[i] |= b[at + i] << shift;
+    }
+    return out;
+  }
+  // site._packed_rows: the stored rows (each the zigzag steps along the columns `cols`, column by column)
+  async function unpackRows(o) {
+    const z = await unpack(o.steps);
+    const R = o.rows, W = o.width, cols = o.cols;
+    const out = new Int32Array(R * W);
+    for (let r = 0; r < R; r++) {
+      let acc = 0;
+      for (let j = 0; j < W; j++) {
+        const v = z[j * R + r];
+        acc += (v >>> 1) ^ -(v & 1);
+        out[r * W + cols[j]] = acc;
+      }
+    }
+    return out;
   }
   const tablesN = {};
   function nTables(v, g) {
@@ -237,15 +268,17 @@
         const phase = (ph) => {
           const c = d.phases[ph];
           if (!phases[ph]) {
-            phases[ph] = Promise.all([inflate(c.ctx_c, Int8Array),
-              c.row_len ? Int32Array.from({ length: c.G + 1 }, (_, g) => g * c.row_len) : inflate(c.row_start, Int32Array),
-              inflate(c.trans, c.trans_type === "u2" ? Uint16Array : Int32Array)])
-              .then(([ctx, rows, trans]) => Object.assign({}, c, { ctx_c: ctx, row_start: rows, trans }));
+            // trans is rows of NH (a context's, or one per throw count of a follower who may stop: those of
+            // context g from first[g]); equal rows are stored once, `slots` says which stored row each is
+            const first = c.row_len ? Promise.resolve(Int32Array.from({ length: c.G }, (_, g) => g))
+              : unpack(c.row_start).then((rs) => rs.map((x) => x / NH));
+            phases[ph] = Promise.all([unpack(c.ctx_c), first, unpack(c.trans.index), unpackRows(c.trans)])
+              .then(([ctx, fst, slots, trans]) => Object.assign({}, c, { ctx_c: ctx, first: fst, slots, trans }));
             phases[ph].catch(() => { delete phases[ph]; });
           }
           return phases[ph];
         };
-        const values = await inflate(d.values, Float64Array);
+        const values = await unpack(d.values);
         const X = new Float64Array(values.length + d.consts.length);
         X.set(values);
         X.set(d.consts, values.length);
@@ -258,14 +291,14 @@
           if (!ends[ph]) {
             const pos = new Map();
             d.states.forEach((t, i) => { if ((t[0] > 0) === (ph === "charge")) pos.set(i, pos.size); });
-            ends[ph] = inflate(c.lead_ends, Float64Array).then((U) => ({ pos, U, L: c.L }));
+            ends[ph] = unpack(c.lead_ends).then((U) => ({ pos, U, L: c.L }));
             ends[ph].catch(() => { delete ends[ph]; });
           }
           return ends[ph];
         };
         return { n: d.players, states: d.states, index: new Map(d.states.map((t, i) => [t.join(","), i])), phase, X,
                  leadEnds,
-                 succ: await inflate(d.succ, Int32Array), start: await inflate(d.succ_start, Int32Array),
+                 succ: await unpack(d.succ), start: await unpack(d.succ_start),
                  ST2: Int32Array.from(st.step2), ST1: Int32Array.from(st.step1), ST0: Int32Array.from(st.step0),
                  EMPTY: st.empty, NP: st.partial, PK: Int32Array.from(st.pk), PKS: Int32Array.from(st.pk_start),
                  P0: Float64Array.from(st.p0), TIE: st.tie, rounds: new Map() };
@@ -321,7 +354,7 @@
     return R;
   }
   // where context g's follower ends on h after f throws (the kernel's _follower_tix)
-  const endOf = (P, g, f, h) => P.trans[P.row_start[g] + (P.exact ? 0 : f - 1) * NH + h];
+  const endOf = (P, g, f, h) => P.trans[P.slots[P.first[g] + (P.exact ? 0 : f - 1)] * NH + h];
   function roleOf(P, g) { let i = 1; while (g >= P.lvl[i]) i++; return i; }
 
   // the kernel's player_turn for context g (every component after the keep best for its role): vals[g]
@@ -332,18 +365,18 @@
     const role = roleOf(P, g);
     const c = P.ctx_c[g];
     const exact = P.exact;
-    const base = P.row_start[g];
+    const base = P.first[g];
     let level = work.a;
     let next = work.b;
     const kv = work.kv;
-    const last = base + (exact ? 0 : (c - 1) * NH);
+    const last = P.slots[base + (exact ? 0 : c - 1)] * NH;
     for (let h = 0; h < NH; h++) {
       const x = trans[last + h] * K;
       for (let j = 0; j < K; j++) level[h * K + j] = vals[x + j];
     }
     for (let made = c - 1; made > 0; made--) {
       keepValuesN(T, level, kv, K);
-      const row = base + (made - 1) * NH; // stopping (not for an exact follower): the ends after `made` throws
+      const row = exact ? 0 : P.slots[base + made - 1] * NH; // stopping (not for an exact follower): the ends after `made` throws
       for (let h = 0; h < NH; h++) {
         let t0 = PKS[h];
         const t1 = PKS[h + 1];
