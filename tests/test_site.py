@@ -28,7 +28,6 @@ from notices import without_notices
 from four21sim._util.checks import shown
 from four21sim.advice import site as site_mod
 from four21sim.cli import advise as advise_cli
-from four21sim.exact import shipped
 from four21sim.rules.variants import PRESETS, Variant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,22 +120,6 @@ def test_a_site_is_a_handful_of_files(built):
     assert set(index["variants"]) == set(PRESETS)
     assert index["variants"]["classic"]["game"]["2"]["states"] == [list(s) for s in
                                                                   _states(Variant.from_preset("classic"))]
-
-
-@pytest.mark.slow
-def test_the_default_site_fits_on_a_phone(tmp_path):
-    # the default build (Super 421, every token state, the game at 2 to 5 players: some 2 minutes, most of them
-    # the 5-player leader's values) is measured whole: under 5 MB with the 5-player game (issue 47)
-    out = tmp_path / "site"
-    info = site_mod.build_site(out)
-    assert list(info["manifest"]["variants"]) == ["super421"]
-    game = info["manifest"]["variants"]["super421"]["game"]
-    assert len(game["2"]["states"]) == 76
-    sizes = site_mod.nplayer_sizes(Variant.from_preset("super421"), site_mod.GAME_PLAYERS)
-    assert sorted(game) == sorted(["2", *map(str, sizes)])
-    assert info["files"] == 7 + len(sizes)
-    assert ("5" in game) == shipped.available(Variant.from_preset("super421"), 5)
-    assert info["bytes"] < 5_000_000, info["bytes"]  # 2.2 MB with the 3- and 4-player games; 5 players adds 1.2 MB
 
 
 def test_the_page_offers_the_table_sizes_of_the_rules(built):
@@ -257,22 +240,10 @@ def test_site_out_rebuilds_its_own_site_and_nothing_more(tmp_path, capsys):
     assert (tmp_path / "outside.txt").read_text() == "mine" and (out / "README.md").read_text() == "mine"
 
 
-@pytest.mark.slow
-def test_the_command_prints_one_progress_line_and_the_size(tmp_path):
-    # the default build: some 2 minutes (the 5-player leader's values), so a slow test with time to spare
+def test_the_command_prints_one_line_and_quiet_prints_only_it(tmp_path):
+    # the default build's progress line and size: tests/test_site_nplayer_browser.py (that build takes
+    # some 2 minutes, made once for its 5-player answers too)
     out = tmp_path / "s"
-    proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=1200)
-    assert proc.returncode == 0, proc.stderr
-    # not a terminal: one line (and the notice of a first numba compile, if the machine makes it slow)
-    # 56 hands to beat, the leader, the 2-player solve, its 76 states, the 3-, 4- and 5-player games' rounds
-    steps = 56 + 1 + 1 + 76 + len(site_mod.nplayer_sizes(Variant.from_preset("super421"), site_mod.GAME_PLAYERS))
-    assert without_notices(proc.stderr).strip().splitlines() == [f"writing the site: 100% ({steps}/{steps} steps)"]
-    line, = proc.stdout.strip().splitlines()
-    n = sum(1 for p in out.rglob("*") if p.is_file())
-    mb = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
-    assert re.fullmatch(rf"wrote {n} files, {mb:.1f} MB to {re.escape(str(out))} in \d+ s; open "
-                        rf"{re.escape(str(out))}/index.html \(or serve the folder: docs/site.md\)", line), line
     proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(out), "--quiet", "--no-game"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and without_notices(proc.stderr) == "" and len(proc.stdout.splitlines()) == 1

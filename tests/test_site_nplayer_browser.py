@@ -13,9 +13,14 @@ on a phone's screen (390 x 844) the answer must show without scrolling at 2, 4 a
 
 from __future__ import annotations
 
+import json
 import random
+import re
+import subprocess
+import sys
 
 import pytest
+from notices import without_notices
 from test_site import _PLACEHOLDER, CHROMIUM, FLAGS, ROOT, _browser_or_skip, _phone
 
 from four21sim.advice import site as site_mod
@@ -94,12 +99,47 @@ def _situations(variant: str, n: int, rng: random.Random) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def page5(page, tmp_path_factory):
-    """The 5-player game's site (its own build: some 2 minutes, the leader's values of 210 décharge states)."""
+def default_site(tmp_path_factory):
+    """The default build, written by the command as a user runs it (some 2 minutes, most of them the 5-player
+    leader's values of 210 décharge states): its folder and the finished process. Made once, for its progress
+    line, its size and its 5-player answers."""
+    out = tmp_path_factory.mktemp("site-default") / "s"
+    proc = subprocess.run([sys.executable, "-m", "four21sim", "site", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+@pytest.mark.slow
+def test_the_default_build_says_one_progress_line_and_fits_on_a_phone(default_site):
+    out, proc = default_site
+    # not a terminal: one line (and the notice of a first numba compile, if the machine makes it slow)
+    # 56 hands to beat, the leader, the 2-player solve, its 76 states, the 3-, 4- and 5-player games' rounds
+    sizes = site_mod.nplayer_sizes(V, site_mod.GAME_PLAYERS)
+    steps = 56 + 1 + 1 + 76 + len(sizes)
+    assert without_notices(proc.stderr).strip().splitlines() == [f"writing the site: 100% ({steps}/{steps} steps)"]
+    line, = proc.stdout.strip().splitlines()
+    files = [p for p in out.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    assert re.fullmatch(rf"wrote {len(files)} files, {size / 1e6:.1f} MB to {re.escape(str(out))} in \d+ s; open "
+                        rf"{re.escape(str(out))}/index.html \(or serve the folder: docs/site.md\)", line), line
+    # Super 421, every token state at 2 players, the game at every size that ships up to 5 (issue 47)
+    marker = json.loads((out / "four21sim-site.json").read_text())
+    assert len(files) == 7 + len(sizes) and set(marker["files"]) <= {str(p.relative_to(out)) for p in files}
+    index = json.loads((out / "data" / "index.js").read_text().split('["index"] = ', 1)[1].rstrip(";\n"))
+    assert list(index["variants"]) == ["super421"]
+    game = index["variants"]["super421"]["game"]
+    assert len(game["2"]["states"]) == 76 and sorted(game) == sorted(["2", *map(str, sizes)])
+    assert ("5" in game) == shipped.available(V, 5)
+    assert size < 5_000_000, size  # 2.2 MB with the 3-, 4- and 5-player games
+
+
+@pytest.fixture(scope="module")
+def page5(page, default_site):
+    """The 5-player game, in the default build's site."""
     if 5 not in SHIPPED:
         pytest.skip("no 5-player equilibrium ships for Super 421")
-    out = tmp_path_factory.mktemp("site-5") / "site"
-    site_mod.build_site(out, players=(5,))
+    out = default_site[0]
     pg = page.context.browser.new_page()
     pg.goto(out.joinpath("index.html").as_uri())
     pg.wait_for_function("window.F421 !== undefined")
