@@ -154,13 +154,20 @@ def test_the_pages_game_answer_at_5_players_is_the_commands(page5):
     # to 0.5 MB), decoded in the page: leaders and followers, charge and décharge, against the command
     rng = random.Random(426)
     for q in _situations("super421", 5, rng):
-        want = advise_cli.advise(_argv(q))["game"]["keeps"]
-        got = page5.evaluate("p => window.F421.game(p)", q)
-        label = {k["keep"]: k["p_pay"] for k in want}
-        got_by = {dice.keep_label(_hand(q["hand"]), k): p for k, p in got}
-        assert set(got_by) == set(label), q
-        for k, p in got_by.items():
-            assert abs(p - label[k]) <= 1e-9, (q, k, p, label[k])
+        _same_as_the_command(page5, q)
+
+
+def _same_as_the_command(page, q: dict) -> tuple[list, dict]:
+    """The page's game answer to situation q equals the command's JSON, keep by keep, to 1e-9 in P(pay):
+    the page's (keep, P(pay)) rows and the command's P(pay) by keep label."""
+    want = advise_cli.advise(_argv(q))["game"]["keeps"]
+    got = page.evaluate("p => window.F421.game(p)", q)
+    label = {k["keep"]: k["p_pay"] for k in want}
+    got_by = {dice.keep_label(_hand(q["hand"]), k): p for k, p in got}
+    assert set(got_by) == set(label), q
+    for k, p in got_by.items():
+        assert abs(p - label[k]) <= 1e-9, (q, k, p, label[k])
+    return got, label
 
 
 def _argv(q: dict) -> list[str]:
@@ -178,13 +185,7 @@ def test_the_pages_game_answer_is_the_commands(request, variant, n):
     page = request.getfixturevalue("page" if variant == "super421" else "lebon_page")
     rng = random.Random(421 + n)
     for q in _situations(variant, n, rng):
-        want = advise_cli.advise(_argv(q))["game"]["keeps"]
-        got = page.evaluate("p => window.F421.game(p)", q)
-        label = {k["keep"]: k["p_pay"] for k in want}
-        got_by = {dice.keep_label(_hand(q["hand"]), k): p for k, p in got}
-        assert set(got_by) == set(label), q
-        for k, p in got_by.items():
-            assert abs(p - label[k]) <= 1e-9, (q, k, p, label[k])
+        got, label = _same_as_the_command(page, q)
         # the best keep is the command's, or one the command ties with it (within 1e-9)
         assert label[dice.keep_label(_hand(q["hand"]), got[0][0])] <= min(label.values()) + 1e-9, q
 
