@@ -353,16 +353,7 @@ def test_a_solve_killed_by_sigkill_resumes_to_the_same_arrays(monkeypatch, tmp_p
     child = subprocess.Popen([sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              env=env, text=True)
     try:
-        lines = []
-        deadline = time.monotonic() + 600  # numba may compile first on a busy machine
-        while time.monotonic() < deadline:
-            line = child.stdout.readline()
-            if not line:
-                break
-            lines.append(line.split())
-            if lines[-1] == ["charge", "2"]:
-                break
-        assert lines and lines[-1] == ["charge", "2"], lines
+        _read_until(child, ["charge", "2"])
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=120) == -signal.SIGKILL
     finally:
@@ -374,6 +365,20 @@ def test_a_solve_killed_by_sigkill_resumes_to_the_same_arrays(monkeypatch, tmp_p
     assert sol.info["resumed_from"] == "charge 2"
     _same(sol, ref)
     assert not list(folder.glob("*" + store.CHECKPOINT_SUFFIX))
+
+
+def _read_until(child, mark: list[str]) -> None:
+    """Read the child's checkpoint lines until ``mark`` (``[stage, step]``) is printed; fail if it never is."""
+    lines = []
+    deadline = time.monotonic() + 600  # numba may compile first on a busy machine
+    while time.monotonic() < deadline:
+        line = child.stdout.readline()
+        if not line:
+            break
+        lines.append(line.split())
+        if lines[-1] == mark:
+            break
+    assert lines and lines[-1] == mark, lines
 
 
 _COMMAND = textwrap.dedent("""
@@ -401,16 +406,7 @@ def test_a_command_stopped_by_sigterm_resumes_on_the_next_call(monkeypatch, tmp_
     child = subprocess.Popen([sys.executable, "-c", _COMMAND, "solve", "--players", "3", "--set", "tokens=5"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
-        lines = []
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            line = child.stdout.readline()
-            if not line:
-                break
-            lines.append(line.split())
-            if lines[-1] == ["decharge", "2"]:
-                break
-        assert lines and lines[-1] == ["decharge", "2"], lines
+        _read_until(child, ["decharge", "2"])
         child.send_signal(signal.SIGTERM)
         assert child.wait(timeout=120) == 143
         assert "Traceback" not in child.stderr.read()
