@@ -93,3 +93,46 @@ def _say(config, text: str) -> None:
         return
     with capman.global_and_fixture_disabled():
         print(f"four21sim tests: {text}", file=sys.stderr, flush=True)
+
+
+# The default site, `four21sim site --out table-site` as the README and docs/site.md run it: some
+# 2 minutes (most of them the 5-player leader's values of 210 décharge states), which three test
+# files need (the README's answer, the docs' example, the browser tests). Built once per suite run,
+# by the first worker to ask; the other waits for it and reads the same folder and output (the
+# pattern of pytest-xdist's docs, "making session-scoped fixtures execute only once"). Without
+# xdist, once per process.
+DEFAULT_SITE = ("site", "--out", "table-site")
+
+
+@pytest.fixture(scope="session")
+def default_site(tmp_path_factory, worker_id):
+    """``(folder, process)``: the default build, written by the command as a user runs it (from a
+    folder of its own: ``--out table-site``), and the finished process (its arguments, exit status,
+    output)."""
+    import fcntl
+    import json
+    import subprocess
+    import sys
+
+    def build(where):
+        where.mkdir(parents=True, exist_ok=True)
+        p = subprocess.run([sys.executable, "-m", "four21sim", *DEFAULT_SITE], cwd=where, capture_output=True,
+                           text=True, timeout=1200)
+        return {"args": p.args, "returncode": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
+
+    if worker_id == "master":
+        where = tmp_path_factory.mktemp("default-site")
+        done = build(where)
+    else:
+        # the folder every worker of this run shares (pytest-N/, above each worker's popen-gwK/)
+        where = tmp_path_factory.getbasetemp().parent / "default-site"
+        where.mkdir(exist_ok=True)
+        record = where / "process.json"
+        with open(where / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if record.exists():
+                done = json.loads(record.read_text())
+            else:
+                done = build(where)
+                record.write_text(json.dumps(done))
+    return where / DEFAULT_SITE[-1], subprocess.CompletedProcess(**done)
