@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("pandas", "scipy.sparse", "four21sim.engine", "four21sim.policies", "four21sim.exact",
          "four21sim.study")
@@ -66,3 +68,17 @@ def test_a_name_used_runs_its_module():
     out = fresh("import four21sim; print(four21sim.odds.keep_advice('631', 1, beat='611', exact=True)[0])")
     from four21sim.exact import odds
     assert out.strip() == str(odds.keep_advice("631", 1, beat="611", exact=True)[0])
+
+
+# A command that makes no table (the advice, the help) imports neither
+# pandas nor scipy's sparse solver (some 0.4 s of CPU of every such command: the tests alone start hundreds)
+@pytest.mark.parametrize("argv", [["advise", "631", "--throws-left", "1"], ["play", "--help"], ["site", "--help"],
+                                  ["advise", "631", "--throws-left", "1", "--beat", "654,521", "--players", "4"]],
+                         ids=" ".join)
+def test_a_command_that_makes_no_table_imports_no_pandas_or_sparse_solver(argv):
+    code = (f"import io, json, sys, contextlib\nfrom four21sim.cli import main\nout = io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out):\n    status = main({argv!r})\n"
+            f"print(json.dumps([status, len(out.getvalue()), [m for m in ('pandas', 'scipy.sparse') if m in sys.modules]]))")
+    status, printed, heavy = json.loads(fresh(code).strip().splitlines()[-1])
+    assert status == 0 and printed > 100  # it did its work
+    assert heavy == []

@@ -7,8 +7,6 @@ import re
 import shutil
 import textwrap
 
-import pandas as pd
-
 
 def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
@@ -49,6 +47,8 @@ def solution_repr(sol) -> str:
 
 def solution_html(sol) -> str:
     states = sol.states()
+    import pandas as pd  # here: a command that shows no table does not import pandas
+
     table = pd.DataFrame({"phase": ["charge", "decharge"],
                           "states": [int((states["phase"] == p).sum()) for p in ("charge", "decharge")]})
     return "".join(f"<div>{html.escape(line)}</div>" for line in solution_lines(sol)) + table.to_html(index=False)

@@ -28,9 +28,12 @@ import textwrap
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: a command that makes none does not pay for it
+    import pandas as pd
 
 from ..exact import odds
 from ..rules import dice
@@ -129,6 +132,8 @@ def _sheet_data(v: Variant, targets: tuple[str, ...] | None) -> pd.DataFrame:
                 forced = v.followers == "exact" and rank[h] < rank[ti]
                 rows.append(dict(role="follower", hand=name, throws_left=m, beat=t, keep=best.keep,
                                  p=float(best.value), exact=best.value, measure=f"P(beat {t})", forced=forced))
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

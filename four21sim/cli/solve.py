@@ -119,7 +119,7 @@ def _parse_against(text: str, players: int) -> list[str]:
 
 def _seats(p_pay: Sequence[float], p_win: Sequence[float]) -> list[dict]:
     """Per seat P(pay), P(win) and the drinks it pays a game beyond its share, n P(pay) - 1 (the README's measure)."""
-    from ..study.fairness import drinks  # the one definition (pandas is imported there: only when printing seats)
+    from ..engine.stats import drinks
     n = len(p_pay)
     return [{"seat": s, "p_pay": float(a), "p_win": float(b), "drinks": float(drinks(a, n))}
             for s, (a, b) in enumerate(zip(p_pay, p_win))]

@@ -18,10 +18,13 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: a command that makes none does not pay for it
+    import pandas as pd
 
 from .._util import display as _display
 from .._util.checks import check_choice, check_int, check_seed, shown
@@ -51,6 +54,12 @@ class LongRunWarning(UserWarning):
     A warning, not a refusal: the run goes on. ``warnings.simplefilter("error", LongRunWarning)``
     turns it into a refusal (the exception stops the run a batch or two in), and Ctrl-C
     (KeyboardInterrupt) stops a run between two batches."""
+
+
+def _records_table(rec) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(rec, columns=RECORD_COLUMNS)
 
 
 def _duration(seconds: float) -> str:
@@ -222,7 +231,7 @@ def simulate(variant: Variant | str, players: int = 2, policies="sec", games: in
     totals, rec, elapsed = _run(plan, progress)
     result = SimulationResult(plan.variant, plan.players, [p.name for p in plan.policies], plan.games, plan.seed,
                               plan.first_game, totals,
-                              pd.DataFrame(rec, columns=RECORD_COLUMNS) if records else None, elapsed)
+                              _records_table(rec) if records else None, elapsed)
     if check_runaway and result.runaways:
         raise RuntimeError(f"{result.runaways} of {plan.games} games ran past max_rounds={max_rounds} rounds "
                            "(runaway games are reported, never cut silently); raise max_rounds or check "
@@ -397,6 +406,8 @@ class SimulationResult:
                              p_lose=losses / n, p_lose_low=float(ll), p_lose_high=float(lh), lose_share=ls,
                              lose_share_low=lsl, lose_share_high=lsh,
                              mean_place=float((place * np.arange(self.players)).sum() / n)))
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
     def __repr__(self) -> str:
@@ -465,6 +476,8 @@ class SimulationResult:
             add(f"seat_test_{kind}_p", t["p"])
             add(f"seat_test_{kind}_f", t["f"])
         add("runaway_games", self.runaways)
+        import pandas as pd
+
         df = pd.DataFrame(rows)
         df["games"] = self.finished
         return df
@@ -543,6 +556,8 @@ class SimulationResult:
                 v, lo, hi = ratio_interval(pos[i, 1 + j], pos[i, 0], kk[i, j], kr[i, j], rr[i], B, self.z)
                 row.update({f"p_{what}": v, f"p_{what}_low": lo, f"p_{what}_high": hi})
             rows.append(row)
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
     def round1_loser(self) -> dict:
@@ -565,6 +580,8 @@ class SimulationResult:
         nz = np.flatnonzero(h)
         upto = nz[-1] + 1 if nz.size else 1
         total = h.sum()
+        import pandas as pd
+
         return pd.DataFrame({"value": np.arange(upto), "count": h[:upto], "p": h[:upto] / max(total, 1)})
 
     def tokens_end_charge(self) -> pd.DataFrame:
@@ -572,4 +589,6 @@ class SimulationResult:
         h = self.counters["tokens_end_charge"]
         rows = [dict(seat=s, tokens=t, p=h[s, t] / self.finished)
                 for s in range(self.players) for t in range(h.shape[1]) if h[s, t]]
+        import pandas as pd
+
         return pd.DataFrame(rows)

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Z95", "Estimate", "wilson", "mean_interval", "z_for", "ratio_interval", "betainc", "f_sf",
+__all__ = ["Z95", "Estimate", "drinks", "wilson", "mean_interval", "z_for", "ratio_interval", "betainc", "f_sf",
            "equal_shares_test", "holm", "max_deviation_interval"]
 
 Z95 = 1.959963984540054
@@ -175,3 +175,8 @@ def max_deviation_interval(mean, cov, level: float = 0.95, family: int | None = 
     z = z_for(1 - (1 - level) / (family or n))
     d = np.abs(mean - 1.0 / n)
     return float(d.max()), float(np.max(np.clip(d - z * se, 0, None))), float(np.max(d + z * se))
+
+
+def drinks(p_pay, players: int):
+    """Drinks a seat pays a game beyond its own: ``players * p_pay - 1`` (arrays too)."""
+    return players * np.asarray(p_pay, dtype=float) - 1 if np.ndim(p_pay) else players * float(p_pay) - 1

@@ -21,8 +21,6 @@ from functools import lru_cache
 
 import numba
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..rules import dice
 from ..rules import kernel as R
@@ -654,6 +652,8 @@ def evaluate(game: Game, dist: np.ndarray, const: np.ndarray, per_role: bool, tr
             rows.append(b * n + t)
             cols.append(pos[nx] * n + tn)
             vals.append(-d)
+        import scipy.sparse as sp  # (here: a command that solves no chain does not import scipy)
+
         N = len(dech) * n
         A = sp.identity(N, format="csr") + sp.csr_matrix(
             (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(N, N))
@@ -671,6 +671,8 @@ def evaluate(game: Game, dist: np.ndarray, const: np.ndarray, per_role: bool, tr
 
 def sparse_solve(A, b: np.ndarray) -> np.ndarray:
     """A sparse direct solve, refined until the residual stops shrinking (values exact to rounding)."""
+    import scipy.sparse.linalg as spla
+
     lu = spla.splu(A.tocsc())
     x = lu.solve(b)
     for _ in range(3):

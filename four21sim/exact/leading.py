@@ -28,8 +28,12 @@ is winning).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: a command that makes none does not pay for it
+    import pandas as pd
 
 from ..rules import kernel as R
 from ..rules.variants import Variant
@@ -63,6 +67,8 @@ def lead_values(variant: Variant | Solution) -> pd.DataFrame:
         follow = 1.0 - float(V[r.pot, b, a])
         rows.append(dict(pot=r.pot, tokens_me=a, tokens_other=b, phase=r.phase, p_win_leading=lead,
                          p_win_following=follow, lead_value=lead - follow))
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -160,6 +166,8 @@ def round_rates_exact(variant: Variant | Solution) -> pd.DataFrame:
         lead_lose = float((visits[m] * lose[m]).sum()) / rounds
         rows.append(dict(phase=phase, position=0, expected_rounds=rounds, p_lose=lead_lose, p_win=1 - lead_lose))
         rows.append(dict(phase=phase, position=1, expected_rounds=rounds, p_lose=1 - lead_lose, p_win=lead_lose))
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -243,6 +251,8 @@ def lead_values_n(sol) -> pd.DataFrame:
         rows.append(dict(pot=pot, tokens_me=toks[0], **{f"tokens_role{j}": toks[j] for j in range(1, n)},
                          phase="charge" if pot > 0 else "decharge", p_pay_leading=lead, p_pay_following=follow,
                          lead_value=follow - lead, visits=float(visits[i])))
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

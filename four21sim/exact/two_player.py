@@ -24,9 +24,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: a command that makes none does not pay for it
+    import pandas as pd
 
 from .._util import display as _display
 from .._util.checks import check_float
@@ -162,6 +165,8 @@ class Solution:
                                  phase="charge" if pot else "decharge",
                                  p_leader_wins=float(self.value[pot, a, b]),
                                  expected_rounds=float(self.rounds[pot, a, b])))
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
     def round_detail(self, pot: int, a: int, b: int) -> dict:

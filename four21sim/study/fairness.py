@@ -45,7 +45,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..engine.stats import Z95, f_sf, max_deviation_interval
+from ..engine.stats import Z95, drinks, f_sf, max_deviation_interval
 from ..exact.symmetry import SeatSymmetry, seat_symmetry
 from ..rules import dice
 from ..rules.variants import Variant
@@ -56,11 +56,6 @@ __all__ = ["EVENING", "drinks", "games_identity", "hist_quantiles", "seat_names"
 
 EVENING = 20
 """Games in the evening the reports count drinks over."""
-
-
-def drinks(p_pay, players: int):
-    """Drinks a seat pays a game beyond its own: ``players * p_pay - 1`` (arrays too)."""
-    return players * np.asarray(p_pay, dtype=float) - 1 if np.ndim(p_pay) else players * float(p_pay) - 1
 
 
 def games_identity(counters: dict) -> str:
