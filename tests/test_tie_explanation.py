@@ -119,3 +119,19 @@ def test_where_the_round_answers_keep_ties_on_the_game_with_the_games_the_explan
     assert js["explanation"] == ("The round and game answers agree: keep _ _ 1 (P(beat 644) 70.83%, P(pay) 100.00%). "
                                  f"It ties on P(pay) with keep {want}, which the game answer names, the first of them "
                                  "in the keep order (stop, then more dice kept, then higher dice).")
+
+
+def test_the_hints_and_the_trainer_name_the_game_answers_own_keep_too():
+    # the same situation met in a game (`play --hint`, `--train`): the trainer's best play is the one
+    # advise names, the game answer's own keep among the three tied on the round and the game
+    from four21sim import Variant
+    from four21sim.advice.trainer import Trainer
+    from four21sim.rules.state import Turn
+
+    h = dice.hand_index
+    turn = Turn(seat=2, leading=False, hand=h((5, 2, 1)), made=1, limit=2, may_stop=True, target=h((4, 4, 1)),
+                pot=0, tokens=(1, 7, 3), players=3, order=(0, 1, 2), table=((0, h((2, 2, 2)), 2), (1, h((4, 4, 1)), 2)))
+    ans = Trainer(Variant.from_preset("super421"), 3).answers(turn)
+    label = dice.keep_label(turn.hand, ans.best.index)
+    assert dice.keep_label(turn.hand, ans.game.best) == label == _first_in_keep_order("521", TIED.values())
+    assert {dice.keep_label(turn.hand, k.index) for k in ans.best.tied} == set(TIED.values()) - {label}

@@ -199,7 +199,8 @@ class Trainer:
         game = values if values.exact_game else None
         bp = best_play(rows, None if game is None else game.values,
                        lower_is_better=game is not None and game.lower_is_better,
-                       game_measure="" if game is None else game.measure)
+                       game_measure="" if game is None else game.measure,
+                       game_best=None if game is None else game.best)
         why = ""
         if game is not None and game.cost(bp.index) > 0.0:
             round_of = {k.index: k.value for k in rows}
