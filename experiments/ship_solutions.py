@@ -19,6 +19,7 @@ Examples (``NUMBA_NUM_THREADS=1`` on a shared machine)::
     python experiments/ship_solutions.py --players 3,4                       # solve the quick ones
     python experiments/ship_solutions.py --store /path/to/solves-cache       # ship what a store holds
     python experiments/ship_solutions.py --store DIR --presets super421 --players 5 --out /tmp/try
+    python experiments/ship_solutions.py --lead --players 4,5   # the leader's values beside them (the page's)
 """
 
 from __future__ import annotations
@@ -133,6 +134,33 @@ def write_checked(path: Path, name: str, n: int, sol, produced: dict) -> int:
     return size
 
 
+def write_lead(name: str, n: int, out: Path) -> str:
+    """The leader's values of the shipped equilibrium (name, n) beside it (``--lead``): what the page
+    reads stored (:func:`four21sim.advice.site.lead_states`), computed, written, read back equal and
+    passing :func:`four21sim.exact.shipped_lead.load`'s checks; returns what was done."""
+    from four21sim.advice import site
+    from four21sim.exact import round_tables, shipped_lead
+    variant = PRESETS[name]
+    solution_file = shipped.path_of(variant, n, OBJECTIVE, TIE)
+    if out != shipped.FOLDER or not solution_file.is_file():
+        return "no shipped solution in the package (or --out elsewhere): skipped"
+    sol = shipped.load(variant, n, OBJECTIVE, TIE)
+    if sol is None:
+        raise ValueError(f"{solution_file.name} fails its checks")
+    need = site.lead_states(sol)
+    states = [s for ph in round_tables.PHASES if ph in need for s in need[ph]]
+    if not states:
+        return "no phase of the page needs them: nothing written"
+    ends = shipped_lead.compute(sol, states)
+    path = shipped_lead.path_of(sol)
+    size = shipped_lead.write(sol, states, solution_file, path, ends)
+    back = shipped.read(path)
+    if not np.array_equal(back["lead_ends"], ends) or shipped_lead.load(sol, states) is None:
+        path.unlink()
+        raise ValueError(f"{path.name}: read back, it is not what was written")
+    return f"{path.name} {size:,} bytes, {len(states)} states"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--presets", default=",".join(PLAN), help="comma-separated presets (default: all)")
@@ -140,6 +168,8 @@ def main(argv=None) -> int:
     p.add_argument("--store", type=Path, help="take the solutions from this store folder (read only) instead "
                                               "of solving them")
     p.add_argument("--out", type=Path, default=shipped.FOLDER, help="where to write (default: the package's)")
+    p.add_argument("--lead", action="store_true", help="instead, write the leader's values the page reads beside "
+                                                       "the solutions the package ships (four21sim.exact.shipped_lead)")
     args = p.parse_args(argv)
     presets = [x.strip() for x in args.presets.split(",")]
     sizes = [int(x) for x in args.players.split(",")]
@@ -154,6 +184,13 @@ def main(argv=None) -> int:
             if n not in PLAN[name]:
                 continue
             t0 = time.perf_counter()
+            if args.lead:
+                try:
+                    print(f"{name} {n}p: {write_lead(name, n, args.out)} ({time.perf_counter() - t0:.1f} s)")
+                except ValueError as exc:
+                    print(f"{name} {n}p: {exc}", file=sys.stderr)
+                    failed += 1
+                continue
             try:
                 if args.store:
                     if (name, n) not in found:

@@ -330,14 +330,32 @@ def nplayer_arrays(sol) -> dict:
     return round_tables.round_arrays(sol)
 
 
+def lead_states(sol, contexts: dict | None = None) -> dict:
+    """``{phase: [state, ...]}``: the states of each phase of the equilibrium ``sol`` whose leader's
+    values the page reads stored (a phase of more than :data:`LEAD_CONTEXTS` contexts; ``contexts``:
+    phase -> its number of contexts, default from the solution's rounds), in the order of its states."""
+    from ..exact import round_tables
+    if contexts is None:
+        contexts = {ph: round_tables.phase_contexts(sol, ph)["G"] for ph in round_tables.PHASES}
+    return {ph: [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
+            for ph in round_tables.PHASES if contexts[ph] > LEAD_CONTEXTS}
+
+
 def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.ndarray] | None = None,
                  progress: Callable[[str], None] | None = None) -> dict:
     """``data/<variant>/g<n>.js`` for the n-player equilibrium ``sol``: its rounds as the page plays them
     backwards (:mod:`four21sim.exact.round_tables`), the large arrays packed (:func:`_packed`,
-    :func:`_packed_rows`). ``lead_ends(s)``: the leader's values of state s (default
-    :func:`four21sim.exact.round_tables.lead_ends`); ``progress(what)`` is told of each state's."""
-    from ..exact import round_tables
+    :func:`_packed_rows`). ``lead_ends(s)``: the leader's values of state s (default: those shipped
+    beside the equilibrium, :mod:`four21sim.exact.shipped_lead`, else
+    :func:`four21sim.exact.round_tables.lead_ends`); ``progress(what)`` is told of each state computed."""
+    from ..exact import round_tables, shipped_lead
     a = arrays if arrays is not None else nplayer_arrays(sol)
+    need = lead_states(sol, {ph: c["G"] for ph, c in a["phases"].items()})
+    order = [ph for ph in round_tables.PHASES if ph in need]
+    stored = shipped_lead.load(sol, [s for ph in order for s in need[ph]]) if lead_ends is None and need else None
+    if stored is not None:  # one array, the phases' states one after the other
+        cut = np.cumsum([0] + [len(need[ph]) for ph in order])
+        stored = {ph: stored[cut[k]:cut[k + 1]] for k, ph in enumerate(order)}
     lead_ends = lead_ends or (lambda s: round_tables.lead_ends(sol, s))
     cols = np.asarray(dice.ORDER[sol.variant.ranking_index])
     phases = {}
@@ -351,14 +369,17 @@ def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.
                       "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
         if not exact:
             phases[ph]["row_start"] = _packed(c["row_start"])
-        if c["G"] > LEAD_CONTEXTS:  # the leader's ends, per state of the phase in the order of "states"
-            at = [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
-            ends = []
-            for k, i in enumerate(at):
-                if progress:
-                    progress(f"the leader's values in the {'charge' if ph == 'charge' else 'décharge'}, "
-                             f"state {k + 1} of {len(at)}")
-                ends.append(lead_ends(i))
+        if ph in need:  # the leader's ends, per state of the phase in the order of "states"
+            at = need[ph]
+            if stored is not None:
+                ends = stored[ph]
+            else:
+                ends = []
+                for k, i in enumerate(at):
+                    if progress:
+                        progress(f"the leader's values in the {'charge' if ph == 'charge' else 'décharge'}, "
+                                 f"state {k + 1} of {len(at)}")
+                    ends.append(lead_ends(i))
             phases[ph]["lead_ends"] = _packed(np.array(ends))
     succ = [x.ravel() for x in a["succ"]]
     start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])
