@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,22 +68,51 @@ def _same(a, b) -> None:
 
 
 _REFS: dict = {}
+_SNAPSHOTS: dict = {}
 
 
 def _reference(game, tmp_path_factory):
-    """The game solved without interruption, in an empty cache folder (once per process)."""
+    """The game solved without interruption, in an empty cache folder (once per process).
+
+    A copy of the cache folder is kept after each checkpoint written (``_SNAPSHOTS[id(game)][k - 1]``
+    after the k-th): what a solve killed right there leaves on disk (the kill tests check that), so
+    that a resume from each checkpoint need not solve the passes before it again."""
     key = id(game)
     if key not in _REFS:
         mp = pytest.MonkeyPatch()
         try:
-            _fresh(mp, tmp_path_factory.mktemp("ref"))
-            saves = []
-            mp.setattr(checkpoint, "_after_save", lambda stage, step: saves.append((stage, step)))
+            folder = _fresh(mp, tmp_path_factory.mktemp("ref"))
+            saves, snaps = [], []
+
+            def hook(stage, step):
+                saves.append((stage, step))
+                snaps.append(tmp_path_factory.mktemp("snapshot") / "cache")
+                shutil.copytree(folder, snaps[-1])
+
+            mp.setattr(checkpoint, "_after_save", hook)
             _REFS[key] = (_solve(game), saves)
+            _SNAPSHOTS[key] = snaps
         finally:
             mp.undo()
             nplayer._equilibrium.cache_clear()
     return _REFS[key]
+
+
+def _files(folder: Path) -> dict:
+    """The files of a cache folder: checkpoints and entries by their contents (an ``.npz`` records when
+    it was written), the rest (locks) by their bytes."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        name = str(path.relative_to(folder))
+        if path.name.endswith(store.CHECKPOINT_SUFFIX):
+            key, meta, arrays = _contents(path)
+            out[name] = (key, json.dumps(meta, sort_keys=True), {k: a.tobytes() for k, a in arrays.items()})
+        elif path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as z:
+                out[name] = {k: z[k].tobytes() for k in z.files}
+        elif path.is_file():
+            out[name] = path.read_bytes()
+    return out
 
 
 def _kill_at(monkeypatch, k: int) -> list:
@@ -99,17 +129,33 @@ def _kill_at(monkeypatch, k: int) -> list:
 
 
 def _resume_after(monkeypatch, tmp_path, game, k):
-    """Solve ``game``, killed after its k-th checkpoint; then solve it again: (solution, where it was killed)."""
+    """Solve ``game``, killed after its k-th checkpoint; then solve it again: (solution, where it was killed).
+
+    What the kill leaves on disk is the reference's copy of its folder after that checkpoint (which the
+    resumes of :func:`_resume_from` start from)."""
     folder = _fresh(monkeypatch, tmp_path / f"kill{k}")
     saves = _kill_at(monkeypatch, k)
     with pytest.raises(_Killed):
         _solve(game)
     assert len(list(folder.glob("*" + store.CHECKPOINT_SUFFIX))) == 1  # the outer solve's (subs are stored)
+    assert _files(folder) == _files(_SNAPSHOTS[id(game)][k - 1])
     monkeypatch.setattr(checkpoint, "_after_save", None)
     nplayer._equilibrium.cache_clear()
     sol = _solve(game)
     assert not list(folder.glob("*" + store.CHECKPOINT_SUFFIX))  # removed once the entry is stored
     return sol, saves[-1]
+
+
+def _resume_from(monkeypatch, tmp_path, game, k):
+    """Solve ``game`` in a copy of the folder the reference left after its k-th checkpoint (what a solve
+    killed there leaves: :func:`_resume_after` checks it) without solving the passes before it again."""
+    folder = tmp_path / f"from{k}"
+    shutil.copytree(_SNAPSHOTS[id(game)][k - 1], folder)
+    _fresh(monkeypatch, folder)
+    assert len(list(folder.glob("*" + store.CHECKPOINT_SUFFIX))) == 1
+    sol = _solve(game)
+    assert not list(folder.glob("*" + store.CHECKPOINT_SUFFIX))  # removed once the entry is stored
+    return sol
 
 
 def _picked(saves):
@@ -150,8 +196,13 @@ def test_a_solve_killed_after_any_pass_resumes_to_the_same_arrays(monkeypatch, t
     # every checkpoint of the small game, but those the test above kills at
     ks = [k for k in range(1, len(saves) + 1) if k not in KILLS] if game is EVERY else _picked(saves)
     assert ks
+    # one kill per game (the others: a kill leaves the folder as the reference left it at that checkpoint,
+    # which _resume_after checks, so the resumes start from copies of it and solve no pass twice)
     for k in ks:
-        sol, last = _resume_after(monkeypatch, tmp_path, game, k)
+        if k == ks[0]:
+            sol, last = _resume_after(monkeypatch, tmp_path, game, k)
+        else:
+            sol, last = _resume_from(monkeypatch, tmp_path, game, k), saves[k - 1]
         # (killed in a game of fewer players, solved first: that one resumed)
         assert f"{last[0]} {last[1]}" in [s.info.get("resumed_from") for s in (sol, *sol.subs.values())]
         _same(sol, ref)
@@ -285,6 +336,7 @@ def _forge(path: Path, how: str) -> None:
     _rewrite(path, meta, arrays)
 
 
+_KILLED: dict = {}
 FORGERIES = ("truncated", "not-a-zip", "damaged", "pickle", "symlink", "nan", "shape", "missing", "step", "stage",
              "foreign", "wrong-numbers")
 
@@ -294,7 +346,13 @@ def test_a_bad_checkpoint_is_refused_with_one_notice_and_the_solve_is_right(monk
                                                                            capsys, how):
     ref, saves = _reference(EVERY, tmp_path_factory)
     k = saves.index(("certificate-charge", 2)) + 1  # every array of a checkpoint is there (W too)
-    path = _checkpoint_after(monkeypatch, tmp_path, EVERY, k)
+    # the folder a solve killed there leaves (killed once per process: the same for every forgery)
+    if k not in _KILLED:
+        _KILLED[k] = _checkpoint_after(monkeypatch, tmp_path_factory.mktemp("killed"), EVERY, k).parent
+        assert _files(_KILLED[k]) == _files(_SNAPSHOTS[id(EVERY)][k - 1])
+    shutil.copytree(_KILLED[k], tmp_path, dirs_exist_ok=True)
+    _fresh(monkeypatch, tmp_path)
+    (path,) = tmp_path.glob("*" + store.CHECKPOINT_SUFFIX)
     _forge(path, how)
     capsys.readouterr()
     sol = _solve(EVERY)

@@ -112,17 +112,30 @@ def test_every_shipped_file_is_read_without_a_warning(name):
     assert sol is not None and sol.info["from"] == "shipped" and sol.exploitability < 1e-12, name
 
 
+@pytest.fixture(scope="module")
+def super421_solved(tmp_path_factory):
+    """``(solution, cache folder)``: Super 421 at 3 players solved by this checkout (shipped solutions
+    off) into an empty cache folder of its own; once per module, for the two tests that compare it."""
+    cache = tmp_path_factory.mktemp("solved") / "cache"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FOUR21SIM_CACHE_DIR", str(cache))
+        mp.setenv("FOUR21SIM_SHIPPED", "off")
+        nplayer._equilibrium.cache_clear()
+        try:
+            return exact.solve(PRESETS["super421"], 3), cache
+        finally:
+            nplayer._equilibrium.cache_clear()
+
+
 @pytest.mark.slow
-def test_a_shipped_solution_is_what_the_solver_gives(fresh, monkeypatch):
+def test_a_shipped_solution_is_what_the_solver_gives(fresh, super421_solved):
     # Super 421 at 3 players: the shipped file against a solve of this checkout
     v = PRESETS["super421"]
     got = exact.solve(v, 3)
     assert got.info["from"] == "shipped" and not got.info.get("from_cache")
     assert not fresh.exists() or not list(fresh.iterdir())  # no solve ran, nothing cached
-    monkeypatch.setenv("FOUR21SIM_SHIPPED", "off")
-    nplayer._equilibrium.cache_clear()
-    solved = exact.solve(v, 3)
-    assert solved.info.get("from") != "shipped" and list(fresh.glob("*.npz"))
+    solved, cache = super421_solved
+    assert solved.info.get("from") != "shipped" and list(cache.glob("*.npz"))
     assert got.states == solved.states and got.iterations is None  # (the solve's history is not shipped)
     for f in FIELDS:
         assert np.abs(getattr(got, f) - getattr(solved, f)).max() <= 1e-12, f
@@ -300,11 +313,10 @@ def test_solve_at_four_players_answers_from_the_shipped_solution_with_an_empty_c
 
 
 @pytest.mark.slow
-def test_solve_at_three_players_from_the_shipped_solution_is_a_fresh_solves(fresh, monkeypatch, tmp_path):
+def test_solve_at_three_players_from_the_shipped_solution_is_a_fresh_solves(tmp_path, super421_solved):
     out, _ = _solve_cli(3, tmp_path / "cli-cache")
     assert out["from"] == "shipped"
-    monkeypatch.setenv("FOUR21SIM_SHIPPED", "off")
-    solved = exact.solve(PRESETS["super421"], 3)
+    solved, _ = super421_solved
     assert solved.info.get("from") != "shipped"
     assert [s["p_pay"] for s in out["seats"]] == pytest.approx(solved.seat_p_pay.tolist(), abs=1e-12)
     assert [s["p_win"] for s in out["seats"]] == pytest.approx(solved.seat_p_win.tolist(), abs=1e-12)
