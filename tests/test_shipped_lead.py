@@ -1,7 +1,8 @@
 """The leader's values shipped beside the equilibria (four21sim.exact.shipped_lead), for the page.
 
 Each file's values must be what the rounds of the shipped equilibrium give (every state at 4
-players, solved again here one by one), the page's data must be the same with them as without them,
+players, solved again here one by one; every file is read, 3 of its states solved again, with
+its solution in tests/test_shipped.py), the page's data must be the same with them as without them,
 and a file that is not the solution's (values moved, another solution, other states, not a file of
 arrays) must be refused with one warning, the values then computed.
 """
@@ -39,36 +40,29 @@ def test_the_page_needs_them_at_4_and_5_players_and_they_ship_there():
         assert (shipped.FOLDER / name.replace(".lead.npz", ".npz")).is_file(), name
 
 
-@pytest.mark.slow
-def test_every_stored_value_at_4_players_is_its_rounds(sol4):
-    entry = shipped.read(shipped_lead.path_of(sol4))
-    states = _needed(sol4)
-    assert entry["states"].tolist() == states and len(states) == 120  # every décharge state with 4 in
-    for i, s in enumerate(states):
-        assert np.abs(entry["lead_ends"][i] - round_tables.lead_ends(sol4, s)).max() <= 1e-12, s
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_every_shipped_file_is_read_without_a_warning(name):
-    preset, n = name.split("-pay-first")[0].rsplit("-", 1)
-    sol = nplayer.solve(PRESETS[preset], int(n[:-1]), "pay")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert shipped_lead.load(sol, _needed(sol)) is not None
-
-
 @pytest.fixture(scope="module")
 def computed4(sol4):
-    """The 4-player data of the page, every leader's value computed (not read)."""
-    return site.nplayer_data(sol4, site.nplayer_arrays(sol4), lead_ends=lambda s: round_tables.lead_ends(sol4, s))
+    """Every leader's value the page reads at 4 players, each state's round solved again here."""
+    states = _needed(sol4)
+    return dict(zip(states, (round_tables.lead_ends(sol4, s) for s in states)))
+
+
+@pytest.mark.slow
+def test_every_stored_value_at_4_players_is_its_rounds(sol4, computed4):
+    entry = shipped.read(shipped_lead.path_of(sol4))
+    assert entry["states"].tolist() == list(computed4) and len(computed4) == 120  # every décharge state with 4 in
+    for i, s in enumerate(computed4):
+        assert np.abs(entry["lead_ends"][i] - computed4[s]).max() <= 1e-12, s
 
 
 def test_the_pages_data_are_the_same_with_them_as_computed(sol4, computed4):
+    a = site.nplayer_arrays(sol4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        stored = site.nplayer_data(sol4, site.nplayer_arrays(sol4))
-    assert stored["phases"]["decharge"]["lead_ends"] == computed4["phases"]["decharge"]["lead_ends"]
-    assert stored == computed4
+        stored = site.nplayer_data(sol4, a)
+    computed = site.nplayer_data(sol4, a, lead_ends=computed4.__getitem__)
+    assert stored["phases"]["decharge"]["lead_ends"] == computed["phases"]["decharge"]["lead_ends"]
+    assert stored == computed
 
 
 def _forged(tmp_path: Path, sol, change) -> Path:
@@ -99,12 +93,22 @@ def test_a_forged_file_is_refused(sol4, tmp_path, monkeypatch, change, why):
         assert shipped_lead.load(sol4, _needed(sol4)) is None
 
 
-def test_the_page_computes_the_values_a_refused_file_would_have_given(sol4, computed4, tmp_path, monkeypatch):
+def test_the_page_computes_the_values_a_refused_file_would_have_given(sol4, tmp_path, monkeypatch):
     path = _forged(tmp_path, sol4, _moved)
     monkeypatch.setattr(shipped_lead, "path_of", lambda sol: path)
+    asked = []
+
+    def computed(sol, s):  # what the page computes in its place: a marker of each state, not the file's values
+        asked.append(s)
+        return np.full((3, 56), float(s))
+
+    monkeypatch.setattr(round_tables, "lead_ends", computed)
     with pytest.warns(shipped.ShippedWarning):
         data = site.nplayer_data(sol4, site.nplayer_arrays(sol4))
-    assert data == computed4
+    need = _needed(sol4)
+    assert asked[-len(need):] == need  # every state, after the few the refused file's check asked for
+    want = site.nplayer_data(sol4, site.nplayer_arrays(sol4), lead_ends=lambda s: np.full((3, 56), float(s)))
+    assert data == want
 
 
 def test_values_of_another_solution_are_refused(sol4, tmp_path, monkeypatch):
