@@ -136,3 +136,25 @@ def default_site(tmp_path_factory, worker_id):
                 done = build(where)
                 record.write_text(json.dumps(done))
     return where / DEFAULT_SITE[-1], subprocess.CompletedProcess(**done)
+
+
+# Two more studies several test files read, each run once per process (per xdist worker).
+@pytest.fixture(scope="session")
+def tiny_seed8(tmp_path_factory):
+    """The tiny study with seed 8 instead of 7, run once in this process: another seed's numbers
+    (tests/test_sweep.py) and the honest run a relabelled folder must equal (test_results_integrity.py)."""
+    from sweep_runs import TINY, run_inproc
+    assert TINY[-2:] == ["--seed", "7"]
+    out = tmp_path_factory.mktemp("tiny8") / "ref"
+    assert run_inproc([*TINY[:-1], "8", "--out", out, "--quiet"]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def small_ref(tmp_path_factory):
+    """The one-configuration study (tests/sweep_runs.py: S) run once in this process: a finished
+    results folder for the attacks of test_folder_attacks.py and test_hard_links.py to copy."""
+    from sweep_runs import S, run_inproc
+    out = tmp_path_factory.mktemp("small") / "ref"
+    assert run_inproc([*S, "--out", out]) == 0
+    return out

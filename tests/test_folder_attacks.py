@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,14 @@ from four21sim.exact import nplayer
 from four21sim.exact import store as cache
 
 
+def _finished(small_ref: Path, tmp_path: Path) -> Path:
+    """A finished results folder of S of this test's own: a copy (contents and times) of the one run
+    of S per process (tests/conftest.py: small_ref) instead of running the same study again."""
+    out = tmp_path / "out"
+    shutil.copytree(small_ref, out)
+    return out
+
+
 # ------------------------------------------------------------------ 1. links are never followed
 def test_a_lock_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_path, capsys):
     victim = tmp_path / "victim.txt"
@@ -37,9 +46,8 @@ def test_a_lock_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_path, 
 
 
 @pytest.mark.parametrize("where", ["parts", "parts/key"])
-def test_linked_parts_are_refused_and_nothing_outside_is_touched(tmp_path, capsys, where):
-    out = tmp_path / "out"
-    assert sweep([*S, "--out", out], capsys)[0] == 0
+def test_linked_parts_are_refused_and_nothing_outside_is_touched(tmp_path, capsys, where, small_ref):
+    out = _finished(small_ref, tmp_path)
     outside = tmp_path / "outside"
     if where == "parts":
         os.rename(out / "parts", outside)
@@ -70,9 +78,8 @@ def test_a_foreign_folder_is_refused_naming_what_is_there(tmp_path, capsys):
     assert (p / "notes" / ".draft.99999.tmp").exists() and not (p / ".lock").exists()
 
 
-def test_a_users_file_inside_a_results_folder_is_kept(tmp_path, capsys):
-    out = tmp_path / "out"
-    assert sweep([*S, "--out", out], capsys)[0] == 0
+def test_a_users_file_inside_a_results_folder_is_kept(tmp_path, capsys, small_ref):
+    out = _finished(small_ref, tmp_path)
     (out / "figures" / "my.png").write_bytes(b"mine")
     (out / "notes.md").write_text("mine")
     assert sweep([*S, "--out", out, "--games", "2000"], capsys)[0] == 2  # another study: refused
@@ -206,10 +213,9 @@ def test_a_bad_cache_folder_turns_the_cache_off_with_one_warning(monkeypatch, tm
 
 # ------------------------------------------------------------------ 6/7. parts of the wrong shape
 @pytest.mark.slow  # 6 s of CPU
-def test_a_part_of_the_wrong_shape_with_a_valid_checksum_is_recomputed_naming_it(tmp_path, capsys):
+def test_a_part_of_the_wrong_shape_with_a_valid_checksum_is_recomputed_naming_it(tmp_path, capsys, small_ref):
     from four21sim.study import tasks
-    out = tmp_path / "out"
-    assert sweep([*S, "--out", out], capsys)[0] == 0
+    out = _finished(small_ref, tmp_path)
     (part,) = (out / "parts").glob("*/*.npz")
     with np.load(part) as z:
         arrays = {k: z[k] for k in z.files}
@@ -262,9 +268,8 @@ def test_load_a_folder_with_a_bad_manifest_is_one_valueerror(tmp_path, content):
         four21sim.load(tmp_path)
 
 
-def test_tables_named_like_attributes_are_reachable_by_name(tmp_path, capsys):
-    out = tmp_path / "out"
-    assert sweep([*S, "--out", out], capsys)[0] == 0
+def test_tables_named_like_attributes_are_reachable_by_name(tmp_path, small_ref):
+    out = _finished(small_ref, tmp_path)
     pd.DataFrame({"x": [1]}).to_parquet(out / "path.parquet")
     res = four21sim.load(out)
     assert isinstance(res.path, Path) and list(res["path"]["x"]) == [1]

@@ -35,11 +35,9 @@ PRECIOUS = b"my notes: not a file of four21sim\n"
 
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory) -> Path:
-    """A results folder of the tiny study, run once (copied by each test)."""
-    out = tmp_path_factory.mktemp("links") / "done"
-    assert console([*map(str, S), "--out", str(out)]) == 0
-    return out
+def done(small_ref) -> Path:
+    """A results folder of the tiny study S, run once per process (tests/conftest.py; copied by each test)."""
+    return small_ref
 
 
 def _copy(done: Path, tmp_path: Path) -> Path:

@@ -183,37 +183,52 @@ def _alter(victim: Path) -> None:
 
 @pytest.fixture(scope="module")
 def four_player_part(tmp_path_factory) -> Path:
+    """A genuine part of a 4-player study, written by the study's own task runner (as the sweep writes
+    it; the study's tables, figures and report, which the attack does not use, are not made)."""
+    from four21sim.study.plan import make_plan
+    from four21sim.study.run import run_study_tasks
+    from four21sim.study.spec import DEFAULT_STUDY
     out = tmp_path_factory.mktemp("four") / "o"
-    assert run_inproc(["--variants", "super421", "--players", "4", "--lineups", "greedy", "--games", "1000",
-                       "--task-games", "1000", "--seed", "7", "--out", out, "--quiet"]) == 0
-    return part_files(out)[0]
+    plan = make_plan(DEFAULT_STUDY.with_changes(variants=["super421"], players=[4], lineups=["greedy"], games=1000,
+                                                task_games=1000, seed=7))
+    assert run_study_tasks(plan, out, list(plan.tasks))["tasks_run"] == 1
+    (part,) = part_files(out)
+    return part
 
 
-@pytest.mark.parametrize("attack", ["other-block", "other-config", "altered", "four-players"])
-def test_a_part_that_does_not_belong_is_rejected_and_recomputed(tmp_path, tiny_ref, attack, capsys,
-                                                                four_player_part):
+ATTACKS = {  # attack: the reason the warning must give
+    "other-block": "its block is 1, this place's is 0",
+    "other-config": "its configuration is",
+    "altered": "checksum",
+    "four-players": "belongs elsewhere",
+}
+
+
+def test_a_part_that_does_not_belong_is_rejected_and_recomputed(tmp_path, tiny_ref, capsys, four_player_part):
+    # the four attacks at once, each on a part of its own (one run instead of one per attack): each
+    # victim must be named in a warning of its own giving its own reason
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
     by_config = {}
     for p in part_files(out):
         by_config.setdefault(p.parent.name, []).append(p)
-    greedy = [k for k, v in by_config.items() if "one_games" not in np.load(v[0]).files]
-    victim = by_config[greedy[0]][0]
-    want = {"other-block": "its block is 1, this place's is 0", "other-config": "its configuration is",
-            "altered": "checksum", "four-players": "belongs elsewhere"}[attack]
-    if attack == "other-block":
-        _copy(by_config[greedy[0]][1], victim)
-    elif attack == "other-config":
-        _copy(by_config[greedy[1]][0], victim)
-    elif attack == "altered":
-        _alter(victim)
-    else:
-        _copy(four_player_part, victim)
+    g0, g1 = [by_config[k] for k in sorted(by_config) if "one_games" not in np.load(by_config[k][0]).files]
+    # the blocks of the two 'greedy' configurations: 0 and 1 of g1, 2 and 3 of g0 are victims; the
+    # sources copied (g1's block 1 onto its block 0, g1's block 2 onto g0's block 2) are not
+    victims = {"other-block": g1[0], "other-config": g0[2], "altered": g0[3], "four-players": g1[1]}
+    _copy(g1[1], victims["other-block"])  # before g1[1] is itself overwritten below
+    _copy(g1[2], victims["other-config"])
+    _alter(victims["altered"])
+    _copy(four_player_part, victims["four-players"])
     code, err = cli_inproc([*TINY, "--out", out, "--quiet"], capsys)
     assert code == 0, err
-    line = one_error_line(err)
-    assert line.startswith(f"sweep: warning: part file {victim} ") and want in line, line
-    assert manifest(out)["tasks_run"] == 1
+    assert "Traceback" not in err
+    lines = without_notices(err).strip().splitlines()  # (a compile notice is not a warning)
+    assert len(lines) == len(ATTACKS), err
+    for attack, victim in victims.items():
+        said = [line for line in lines if line.startswith(f"sweep: warning: part file {victim} ")]
+        assert len(said) == 1 and ATTACKS[attack] in said[0], (attack, err)
+    assert manifest(out)["tasks_run"] == len(ATTACKS)
     assert_same_tables(out, tiny_ref)
 
 
@@ -230,11 +245,10 @@ def test_a_deleted_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, ca
 
 
 @pytest.mark.slow  # 13 s of CPU
-def test_an_edited_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, capsys):
+def test_an_edited_study_json_cannot_relabel_another_seed(tmp_path, tiny_ref, tiny_seed8, capsys):
     from four21sim.study.spec import study_from_mapping
     seed8 = with_seed(TINY, 8)
-    fresh = tmp_path / "fresh"
-    assert run_inproc([*seed8, "--out", fresh, "--quiet"]) == 0
+    fresh = tiny_seed8  # an honest run of the seed-8 study (once per process: tests/conftest.py)
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
     sj = json.loads((out / "study.json").read_text())

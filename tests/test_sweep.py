@@ -59,6 +59,7 @@ from sweep_runs import (
 
 from four21sim import Variant, simulate
 from four21sim._util.atomic import temp_owner
+from four21sim.cli.sweep import console
 from four21sim.policies import compile_policy
 from four21sim.rules import dice
 
@@ -81,7 +82,7 @@ def dask_cluster():
 
 # ================================================================== 1. end to end
 @pytest.mark.slow  # 29 s of CPU
-def test_end_to_end_command_line(tmp_path, tiny_ref):
+def test_end_to_end_command_line(tmp_path, tiny_ref, tiny_seed8):
     res = run_cli([*TINY, "--out", "a", "--quiet"], tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout == "" and without_notices(res.stderr) == ""  # --quiet
@@ -135,20 +136,17 @@ def test_end_to_end_command_line(tmp_path, tiny_ref):
     for v in VARIANTS:
         assert v in report
 
-    # the same command, the same seed, another directory: the same tables
-    res = run_cli([*TINY, "--out", "b", "--quiet"], tmp_path)
-    assert res.returncode == 0, res.stderr
-    assert_same_tables(out, tmp_path / "b")
-    assert_same_tables(out, tiny_ref)  # and the same as main() in this process
+    # the same study, the same seed, another directory and another process: the same tables (tiny_ref
+    # is main() in this process, into a folder of its own; a second run of the command into a
+    # third folder checked nothing more, and cost a start-up and a whole study)
+    assert_same_tables(out, tiny_ref)
 
-    # another seed: other numbers
-    seed8 = [*TINY[:-1], "8"]
-    assert run_inproc([*seed8, "--out", tmp_path / "c", "--quiet"]) == 0
-    other = pd.read_parquet(tmp_path / "c" / "measures.parquet")
+    # another seed: other numbers (the tiny study with seed 8, run once per process: tests/conftest.py)
+    other = pd.read_parquet(tiny_seed8 / "measures.parquet")
     assert list(other.columns) == list(meas.columns) and len(other) == len(meas)
     assert not other.equals(meas)
     assert not np.allclose(other["value"], meas["value"])
-    assert manifest(tmp_path / "c")["seed"] == 8
+    assert manifest(tiny_seed8)["seed"] == 8
 
 
 def test_study_file_is_the_same_study_as_the_flags(tmp_path, tiny_ref):
@@ -168,8 +166,9 @@ def test_study_file_is_the_same_study_as_the_flags(tmp_path, tiny_ref):
 @pytest.mark.slow  # 13 to 21 s of CPU
 @pytest.mark.parametrize("how", [["--workers", "2"], ["--scheduler", "local:2"]], ids=["workers2", "local2"])
 def test_same_tables_whatever_runs_the_tasks(tmp_path, tiny_ref, how):
-    res = run_cli([*TINY, *how, "--out", "o", "--quiet"], tmp_path)
-    assert res.returncode == 0, res.stderr
+    # main() in this process, which starts the worker processes or the Dask cluster as the command
+    # does (what runs the tasks is the question here, not the command line: test_end_to_end_command_line)
+    assert run_inproc([*TINY, *how, "--out", tmp_path / "o", "--quiet"]) == 0
     assert manifest(tmp_path / "o")["tasks_run"] == TINY_TASKS
     assert_same_tables(tmp_path / "o", tiny_ref)
 
@@ -180,8 +179,8 @@ def test_optimal_at_three_players_plays_the_equilibrium_whatever_runs_it(tmp_pat
     args = ["--variants", "super421,classic", "--set", "tokens=4", "--players", "3",
             "--lineups", "optimal,one:optimal/greedy", "--games", "4000", "--task-games", "1000", "--seed", "5"]
     assert run_inproc([*args, "--out", tmp_path / "a", "--quiet"]) == 0
-    res = run_cli([*args, "--workers", "2", "--out", "b", "--quiet"], tmp_path)
-    assert res.returncode == 0, res.stderr
+    # worker processes started by main() in this process, as the command starts them
+    assert run_inproc([*args, "--workers", "2", "--out", tmp_path / "b", "--quiet"]) == 0
     assert_same_tables(tmp_path / "a", tmp_path / "b")
     assert not manifest(tmp_path / "a")["skipped"]
     fair = pd.read_parquet(tmp_path / "a" / "fairness.parquet").set_index(["variant", "lineup"])
@@ -237,16 +236,23 @@ def test_resume_recomputes_only_the_missing_parts(tmp_path, tiny_ref):
 
 @pytest.mark.parametrize("change", [["--games", "8000"], ["--seed", "8"], ["--set", "tokens=12"]],
                          ids=["games", "seed", "set"])
-def test_a_different_study_into_the_same_out_is_refused(tmp_path, tiny_ref, change):
+def test_a_different_study_into_the_same_out_is_refused(tmp_path, tiny_ref, change, monkeypatch, capsys):
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
     before = snapshot(out)
     args = list(TINY)
     i = args.index(change[0]) if change[0] in args else len(args)
     args[i:i + 2] = change
-    res = run_cli([*args, "--out", "o", "--quiet"], tmp_path)
-    assert res.returncode == 2
-    line = one_error_line(res.stderr)
+    if change[0] == "--games":  # one as the real command; the others through the function it calls
+        res = run_cli([*args, "--out", "o", "--quiet"], tmp_path)
+        code, stderr = res.returncode, res.stderr
+    else:
+        monkeypatch.chdir(tmp_path)  # --out o, relative, as from the command's folder
+        capsys.readouterr()
+        code = console([*args, "--out", "o", "--quiet"])
+        stderr = capsys.readouterr().err
+    assert code == 2
+    line = one_error_line(stderr)
     assert line.startswith("sweep: error: --out:") and "'o'" in line and "different study" in line
     assert snapshot(out) == before
 
@@ -269,8 +275,8 @@ def test_sigkill_mid_run_then_resume(tmp_path, slow_ref):
     assert 2 <= done < SLOW_TASKS
     assert not (out / "manifest.json").exists()
 
-    res = run_cli([*SLOW, "--out", "killed", "--quiet"], tmp_path)
-    assert res.returncode == 0, res.stderr
+    # the rerun: main() in this process (what is asked is what a rerun finds, not how it is started)
+    assert run_inproc([*SLOW, "--out", out, "--quiet"]) == 0
     assert manifest(out)["tasks_run"] == SLOW_TASKS - done
     assert assert_parts_load(out) == SLOW_TASKS
     assert_same_tables(out, slow_ref)
@@ -320,36 +326,36 @@ CORRUPTIONS = {
 }
 
 
-@pytest.mark.parametrize("kind", list(CORRUPTIONS))
-def test_a_corrupt_part_is_detected_and_recomputed(tmp_path, tiny_ref, kind, capsys):
+def test_a_corrupt_part_is_detected_and_recomputed(tmp_path, tiny_ref):
+    # Every kind of damage at once, each on a 'greedy' part and a 'one:' part of its own (10 of the
+    # 16 parts), in one run of the command: it was one run (in this process) per kind, and one more
+    # of the command for its stderr. Each damaged file must still be named in a warning line of its
+    # own, nothing else on stderr, and a damage the run did not survive would fail it for all.
     out = tmp_path / "o"
     shutil.copytree(tiny_ref, out)
-    parts = part_files(out)
-    victims = [parts[1], parts[-2]]  # a 'greedy' part and a 'one:' part
-    for p in victims:
-        CORRUPTIONS[kind](p)
-    capsys.readouterr()
-    assert run_inproc([*TINY, "--out", out, "--quiet"]) == 0
-    err = capsys.readouterr().err
-    warnings = [line for line in err.splitlines() if line.startswith("sweep: warning:")]
-    assert len(warnings) == len(victims), err
-    for p in victims:
-        assert any(str(p) in w and "unreadable" in w for w in warnings), err
+    by_config: dict[str, list[Path]] = {}
+    for p in part_files(out):
+        by_config.setdefault(p.parent.name, []).append(p)
+    with_one = {k for k, v in by_config.items() if "one_games" in np.load(v[0]).files}
+    greedy = [p for k in sorted(by_config) if k not in with_one for p in by_config[k]]
+    one = [p for k in sorted(with_one) for p in by_config[k]]
+    assert len(greedy) == len(one) == TINY_TASKS // 2 >= len(CORRUPTIONS)
+    victims = {}
+    for i, kind in enumerate(CORRUPTIONS):
+        for p in (greedy[i], one[i]):
+            CORRUPTIONS[kind](p)
+            victims[p] = kind
+    res = run_cli([*TINY, "--out", out, "--quiet"], tmp_path)  # (an absolute --out: the warnings name full paths)
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr
+    lines = without_notices(res.stderr).strip().splitlines()  # (a compile or solve notice is not a warning)
+    assert len(lines) == len(victims), res.stderr
+    for p, kind in victims.items():
+        said = [line for line in lines if str(p) in line]
+        assert len(said) == 1 and said[0].startswith("sweep: warning: part file") and "unreadable" in said[0], \
+            (kind, res.stderr)
     assert manifest(out)["tasks_run"] == len(victims)
     assert assert_parts_load(out) == TINY_TASKS
-    assert_same_tables(out, tiny_ref)
-
-
-def test_a_corrupt_part_on_the_command_line(tmp_path, tiny_ref):
-    out = tmp_path / "o"
-    shutil.copytree(tiny_ref, out)
-    victim = part_files(out)[3]
-    victim.write_bytes(b"not a zip file at all " * 40)
-    res = run_cli([*TINY, "--out", "o", "--quiet"], tmp_path)
-    assert res.returncode == 0, res.stderr
-    line = one_error_line(res.stderr)
-    assert line.startswith("sweep: warning: part file") and victim.name in line
-    assert manifest(out)["tasks_run"] == 1
     assert_same_tables(out, tiny_ref)
 
 
@@ -422,8 +428,15 @@ def _prepare_bad_dir(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("a regular file\n")
 
 
+# Run as the real command: a study file's mistake, a network one (no Dask client left in the test
+# process) and an --out mistake. The others go through the same function in this process
+# (four21sim.cli.sweep.console, which `python -m four21sim.sweep` calls and exits with): the
+# same exit status and stderr, without an interpreter's start-up and imports for each.
+BAD_BY_THE_COMMAND = {"study-unknown-key", "scheduler-unreachable", "out-under-a-file"}
+
+
 @pytest.mark.parametrize("case", list(BAD) + list(BAD_OUT))
-def test_bad_input_exits_2_and_writes_nothing(tmp_path, case):
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, case, monkeypatch, capsys):
     _prepare_bad_dir(tmp_path)
     before = snapshot(tmp_path)
     if case in BAD:
@@ -432,12 +445,19 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, case):
     else:
         out, expect = BAD_OUT[case]
         args = BASE
-    res = run_cli([*args, "--out", out], tmp_path, timeout=120)
-    assert res.returncode == 2, res.stderr
-    line = one_error_line(res.stderr)
+    if case in BAD_BY_THE_COMMAND:
+        res = run_cli([*args, "--out", out], tmp_path, timeout=120)
+        code, stdout, stderr = res.returncode, res.stdout, res.stderr
+    else:
+        monkeypatch.chdir(tmp_path)  # the relative names (bad.toml, out, afile/sub) as from the command's folder
+        capsys.readouterr()
+        code = console([*args, "--out", out])
+        stdout, stderr = capsys.readouterr()
+    assert code == 2, stderr
+    line = one_error_line(stderr)
     assert line.startswith("sweep: error: "), line
     assert expect in line, line
-    assert res.stdout == ""
+    assert stdout == ""
     assert not (tmp_path / out).exists()
     assert snapshot(tmp_path) == before  # nothing written anywhere (afile is still the same file)
 
