@@ -69,7 +69,7 @@ from .store import MAX_ENTRY_BYTES
 
 __all__ = ["FOLDER", "FORMAT", "ENCODINGS", "SAMPLES", "TOL", "ShippedWarning", "enabled", "game_key", "path_of",
            "available", "load", "read", "encode", "decode", "derive", "DERIVED", "check", "check_solution",
-           "fixed_point", "write"]
+           "fixed_point", "write", "write_arrays"]
 
 FOLDER = Path(__file__).resolve().parent / "solutions"
 """Where the shipped solutions are (package data)."""
@@ -378,7 +378,13 @@ def write(path, sol: nplayer.NSolution, produced: dict) -> int:
     texts = {"__key__": game_key(sol.variant, sol.players, sol.objective, sol.tie),
              "__meta__": json.dumps(meta, sort_keys=True), "__produced__": json.dumps(produced, sort_keys=True),
              "__encoding__": json.dumps(arrays.pop("__encoding__"), sort_keys=True)}
-    arrays.update({k: np.frombuffer(t.encode(), dtype=np.uint8) for k, t in texts.items()})
+    return write_arrays(path, arrays, texts)
+
+
+def write_arrays(path, arrays: dict, texts: dict) -> int:
+    """Write ``arrays`` and the JSON ``texts`` as a zip of ``.npy`` entries at ``path`` (atomically),
+    sorted, every entry dated alike: the same content gives the same bytes. Returns the size."""
+    arrays = {**arrays, **{k: np.frombuffer(t.encode(), dtype=np.uint8) for k, t in texts.items()}}
     with atomic_path(path) as tmp:
         with zipfile.ZipFile(tmp, "w") as zf:
             for name in sorted(arrays):

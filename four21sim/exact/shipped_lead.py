@@ -32,7 +32,6 @@ trusted as the code that checks it is.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import warnings
 import zipfile
@@ -41,7 +40,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._util.atomic import atomic_path
 from . import round_tables, shipped
 
 __all__ = ["SAMPLES", "TOL", "path_of", "key_of", "compute", "write", "load"]
@@ -51,7 +49,6 @@ SAMPLES = 3
 SEED = 421
 TOL = 1e-12
 """How far a stored value may be from its round's, solved again."""
-_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def path_of(sol) -> Path | None:
@@ -83,15 +80,7 @@ def write(sol, states: Sequence[int], solution_file: Path, path: Path, ends: np.
     arrays = shipped.encode({"states": states, "lead_ends": compute(sol, states) if ends is None else ends})
     texts = {"__key__": json.dumps(key_of(sol, solution_file), sort_keys=True),
              "__encoding__": json.dumps(arrays.pop("__encoding__"), sort_keys=True)}
-    arrays.update({k: np.frombuffer(t.encode(), dtype=np.uint8) for k, t in texts.items()})
-    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w") as zf:
-        for name in sorted(arrays):
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=_DATE)
-            info.compress_type, info.create_system, info.external_attr = zipfile.ZIP_DEFLATED, 3, 0o644 << 16
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arrays[name]), allow_pickle=False)
-            zf.writestr(info, buf.getvalue(), compresslevel=9)
-    return Path(path).stat().st_size
+    return shipped.write_arrays(path, arrays, texts)
 
 
 def _why_not(sol, states: Sequence[int], entry: dict, solution_file: Path) -> str | None:
