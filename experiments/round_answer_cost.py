@@ -57,8 +57,9 @@ def _run_info() -> dict:
             "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
-def measure(preset: str, players: int, rules: list[str], run: dict) -> list[dict]:
-    """Every seat's P(pay) with seat ``q`` playing the round answer under each rule, the others the equilibrium."""
+def measure(preset: str, players: int, rules: list[str], run: dict, seats: list[int] | None = None) -> list[dict]:
+    """Every seat's P(pay) with seat ``q`` playing the round answer under each rule, the others the equilibrium
+    (``seats``: only those seats ``q``, default every seat: at 5 players a seat is an hour or more)."""
     from four21sim import Variant
     from four21sim.exact import nplayer, round_pick
     from four21sim.policies.tables import table_policy
@@ -77,7 +78,7 @@ def measure(preset: str, players: int, rules: list[str], run: dict) -> list[dict
     for rule in rules:
         lead, foll = round_pick.policy_tables(v, rule)
         pol = table_policy(f"round answer ({rule})", v, lead, foll, 1)
-        for q in range(players):
+        for q in range(players) if seats is None else [q for q in seats if q < players]:
             line = [sol] * players
             line[q] = pol
             t1 = time.perf_counter()
@@ -271,13 +272,16 @@ def main() -> int:
                     "3 to 5: the shipped equilibria)")
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--rules", default="value,rank,first")
+    ap.add_argument("--seats", default=None, help="only these seats, comma-separated (default: every seat; each "
+                    "seat's result is saved as soon as it is made, so a long run can be split)")
     ap.add_argument("--report", action="store_true", help="only write REPORT.md and cost.csv from cost.json")
     a = ap.parse_args()
     if not a.report:
         run = _run_info()
         for preset in a.presets.split(","):
             for n in (int(x) for x in a.players.split(",")):
-                measure(preset, n, a.rules.split(","), run)
+                measure(preset, n, a.rules.split(","), run,
+                        None if a.seats is None else [int(x) for x in a.seats.split(",")])
     report()
     return 0
 
