@@ -139,7 +139,7 @@ def write_lead(name: str, n: int, out: Path) -> str:
     reads stored (:func:`four21sim.advice.site.lead_states`), computed, written, read back equal and
     passing :func:`four21sim.exact.shipped_lead.load`'s checks; returns what was done."""
     from four21sim.advice import site
-    from four21sim.exact import round_tables, shipped_lead
+    from four21sim.exact import shipped_lead
     variant = PRESETS[name]
     solution_file = shipped.path_of(variant, n, OBJECTIVE, TIE)
     if out != shipped.FOLDER or not solution_file.is_file():
@@ -147,8 +147,7 @@ def write_lead(name: str, n: int, out: Path) -> str:
     sol = shipped.load(variant, n, OBJECTIVE, TIE)
     if sol is None:
         raise ValueError(f"{solution_file.name} fails its checks")
-    need = site.lead_states(sol)
-    states = [s for ph in round_tables.PHASES if ph in need for s in need[ph]]
+    states = site.lead_state_list(site.lead_states(sol))
     if not states:
         return "no phase of the page needs them: nothing written"
     ends = shipped_lead.compute(sol, states)

@@ -19,7 +19,6 @@ import pytest
 from four21sim import Variant, exact
 from four21sim.advice import site
 from four21sim.exact import nplayer, shipped, shipped_lead
-from four21sim.exact.round_tables import PHASES
 from four21sim.rules.variants import PRESETS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,10 +114,9 @@ def test_every_shipped_file_is_read_without_a_warning(name):
     # and the leader's values beside it, where the page reads them (tests/test_shipped_lead.py), checked with it
     lead = shipped_lead.path_of(sol)
     if lead.is_file():
-        need = site.lead_states(sol)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            assert shipped_lead.load(sol, [s for ph in PHASES if ph in need for s in need[ph]]) is not None, lead
+            assert shipped_lead.load(sol, site.lead_state_list(site.lead_states(sol))) is not None, lead
 
 
 @pytest.fixture(scope="module")

@@ -29,15 +29,38 @@ def sol4():
 
 
 def _needed(sol) -> list[int]:
-    need = site.lead_states(sol)
-    return [s for ph in round_tables.PHASES if ph in need for s in need[ph]]
+    return site.lead_state_list(site.lead_states(sol))
 
 
 def test_the_page_needs_them_at_4_and_5_players_and_they_ship_there():
-    # the default site's sizes above 3 (the 3-player rounds are small enough for the page to solve)
-    assert {"super421-4p-pay-first.lead.npz", "super421-5p-pay-first.lead.npz"} <= set(SHIPPED)
+    # the default site's sizes above 3 (the 3-player rounds are small enough for the page to solve), and 6
+    # (--players 6)
+    assert {"super421-4p-pay-first.lead.npz", "super421-5p-pay-first.lead.npz",
+            "super421-6p-pay-first.lead.npz"} <= set(SHIPPED)
     for name in SHIPPED:
         assert (shipped.FOLDER / name.replace(".lead.npz", ".npz")).is_file(), name
+
+
+def test_a_phase_is_stored_where_its_contexts_are_many_and_its_states_few():
+    # counted here from the rules of the page (site.LEAD_CONTEXTS, site.LEAD_STATES), with the contexts and
+    # states of docs/site.md's table: 3 players nothing; 4 and 5 players the décharge (64,194 and 289,422
+    # contexts; 120 and 210 states), not the charge (9,912 and 26,544 contexts); 6 players the décharge
+    # (1,096,440 contexts, 252 states), not the charge (61,992 contexts, but 8,008 states)
+    class Sol:
+        def __init__(self, decharge_states, charge_states):
+            self.states = [(0, ())] * decharge_states + [(1, ())] * charge_states
+
+    cases = [((9_576, 2_688), Sol(45, 300), {}),
+             ((64_194, 9_912), Sol(120, 1000), {"decharge": 120}),
+             ((289_422, 26_544), Sol(210, 3003), {"decharge": 210}),
+             ((1_096_440, 61_992), Sol(252, 8008), {"decharge": 252}),
+             ((1_096_440, 61_992), Sol(252, 1000), {"decharge": 252, "charge": 1000})]
+    for (dech, charge), sol, want in cases:
+        need = site.lead_states(sol, {"decharge": dech, "charge": charge})
+        assert {ph: len(st) for ph, st in need.items()} == want
+        # stored the charge's states first (none but in the last case), then the décharge's
+        charge = list(range(want["decharge"], want["decharge"] + want.get("charge", 0))) if want else []
+        assert site.lead_state_list(need) == charge + list(range(want.get("decharge", 0)))
 
 
 @pytest.fixture(scope="module")

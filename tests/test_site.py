@@ -127,7 +127,8 @@ def test_the_page_offers_the_table_sizes_of_the_rules(built):
     # solver takes (7 and 8 players: hours to solve, nothing ships)
     from four21sim.exact.nplayer import ANSWER_PLAYERS
     from four21sim.rules.variants import MAX_PLAYERS, MIN_PLAYERS
-    assert built[1]["manifest"]["players"] == {"min": MIN_PLAYERS, "max": MAX_PLAYERS, "game_max": ANSWER_PLAYERS}
+    assert built[1]["manifest"]["players"] == {"min": MIN_PLAYERS, "max": MAX_PLAYERS, "game_max": ANSWER_PLAYERS,
+                                               "page_game_max": 6}  # (four21sim site --players: up to 6)
     app = (built[0] / "app.js").read_text()
     assert not re.search(r"PLAYERS\s*=\s*\d", app)  # the range is the manifest's, not the page's
 
@@ -267,6 +268,26 @@ def test_variants_all_is_every_preset(tmp_path):
     assert _variants("classic, super421,classic") == ["classic", "super421"]
     with pytest.raises(ValueError, match=r"^--variants: 'al' is not allowed; allowed: super421, .*, or all$"):
         _variants("al")
+
+
+def test_players_takes_the_sizes_the_page_answers(tmp_path):
+    import contextlib
+    import io
+
+    from four21sim.cli.site import _players
+    from four21sim.cli.site import console as site_console
+    assert _players(None) == site_mod.GAME_PLAYERS
+    assert _players("6, 2,6") == (2, 6)
+    for bad in ("7", "1", "x", "", "2,,3"):
+        with pytest.raises(ValueError, match=r"^--players: '[^']*' is not allowed; allowed: table sizes from 2 to 6, "
+                                             "comma-separated$"):
+            _players(bad)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert site_console(["--out", str(tmp_path / "s"), "--players", "2,8"]) == 2
+    assert err.getvalue() == ("site: error: --players: '8' is not allowed; allowed: table sizes from 2 to 6, "
+                              "comma-separated\n")
+    assert not (tmp_path / "s").exists()
 
 
 # ----------------------------------------------------------------- in the browser

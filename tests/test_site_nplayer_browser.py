@@ -1,9 +1,9 @@
-"""The phone page's game answer at 3 to 5 players, in headless Chromium, against ``four21sim advise --state``.
+"""The phone page's game answer at 3 to 6 players, in headless Chromium, against ``four21sim advise --state``.
 
 The site is written once for the module with the game data of the default build up to 4 players
 (:data:`four21sim.advice.site.GAME_PLAYERS`: 2 players and the sizes from 3 that ship), for Super 421 and
-le Bon (whose followers may stop early: the page's other path), and opened once (the 5-player game in a
-site of its own, some 2 minutes to build: a slow test);
+le Bon (whose followers may stop early: the page's other path), and opened once (the 5-player game in the
+default build's site, the 6-player game in a site of its own, ``players=(6,)``: slow tests);
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
@@ -144,6 +144,30 @@ def test_the_pages_game_answer_at_5_players_is_the_commands(page5):
         _same_as_the_command(page5, q)
 
 
+@pytest.fixture(scope="module")
+def page6(page, tmp_path_factory):
+    """The 6-player game, in a site of its own (``--players 6``: not in a default build, for its size)."""
+    if not shipped.available(V, 6):
+        pytest.skip("no 6-player equilibrium ships for Super 421")
+    out = tmp_path_factory.mktemp("site-6") / "site"
+    site_mod.build_site(out, players=(6,))
+    pg = page.context.browser.new_page()
+    pg.goto(out.joinpath("index.html").as_uri())
+    pg.wait_for_function("window.F421 !== undefined")
+    pg.evaluate("window.F421.limit(600)")  # a busy machine: the answer's time is experiments/site_game_timing.py's
+    yield pg
+    pg.close()
+
+
+@pytest.mark.slow
+def test_the_pages_game_answer_at_6_players_is_the_commands(page6):
+    # 1,096,440 décharge contexts decoded in the page, the leader's décharge values read stored (252 states)
+    # and its charge solved in the page (8,008 states: too many to store, site.LEAD_STATES)
+    rng = random.Random(427)
+    for q in _situations("super421", 6, rng):
+        _same_as_the_command(page6, q)
+
+
 def _same_as_the_command(page, q: dict) -> tuple[list, dict]:
     """The page's game answer to situation q equals the command's JSON, keep by keep, to 1e-9 in P(pay):
     the page's (keep, P(pay)) rows and the command's P(pay) by keep label."""
@@ -278,6 +302,7 @@ def test_a_table_size_without_data_gives_the_round_answer_and_the_command(page):
     assert page.locator("#keeps tbody tr").count() == 7  # the round answer: every keep of 631 but stopping
     why = page.text_content("#why")
     assert "This page holds no game answer at 6 players yet" in why
+    assert "; a site built with four21sim site --players 2,3,4,6 has it:" in why  # (this module's sizes)
     assert ("the command gives it, four21sim advise 631 --variant super421 --beat 654,521 --count 3 --throws-left 1 "
             "--players 6 --seat 2 --state pot=0,t0=3,t1=2,t2=2,t3=2,t4=1,t5=1,leader=0.") in why
 

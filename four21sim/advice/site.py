@@ -90,7 +90,8 @@ from .explain import KEEP_ORDER, NEAR_TIE, outcome_values, round_table
 
 __all__ = ["ASSETS", "GAME_SCALE", "build_site", "manifest", "round_lead", "round_beat", "game_lead", "game_beat",
            "game_states", "data_key", "outcome_code", "state_values", "player_range", "DEFAULT_VARIANTS", "MARKER",
-           "MARKER_FORMAT", "GAME_PLAYERS", "nplayer_data", "nplayer_arrays", "unpack"]
+           "MARKER_FORMAT", "GAME_PLAYERS", "nplayer_data", "nplayer_arrays", "unpack", "lead_states",
+           "lead_state_list", "LEAD_CONTEXTS", "LEAD_STATES"]
 
 ASSETS = ("index.html", "site.css", "app.js")
 GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths (the tests' reference tables)
@@ -99,10 +100,15 @@ MARKER = "four21sim-site.json"  # written last by a build: the site's format and
 MARKER_FORMAT = "four21sim-site/1"
 GAME_PLAYERS = (2, 3, 4, 5)
 """The table sizes whose game answer a default build writes (those of them that ship an equilibrium,
-:mod:`four21sim.exact.shipped`, from 3 players). 5 players adds 1.2 MB of data (289,422 follower contexts in
-the décharge, stored small: :func:`_packed_rows`) and some 2 minutes to the build (the leader's values of its
-210 décharge states); 6 players far more: there the page says so and gives the command that answers
-(module docstring, docs/site.md)."""
+:mod:`four21sim.exact.shipped`, from 3 players). 5 players adds 1.3 MB of data (289,422 follower contexts in
+the décharge, stored small: :func:`_packed_rows`). 6 players, 4.1 MB more (1,096,440 décharge contexts), would
+take the default site from 2.2 to 6.3 MB, past the 5 MB a phone is sent: it is built on request
+(``--players 2,3,4,5,6``, :data:`PAGE_GAME_PLAYERS`); on a site without it the page says so and gives the
+command that answers (module docstring, docs/site.md)."""
+
+PAGE_GAME_PLAYERS = (2, 6)
+"""The table sizes the page can give the game answer of (``four21sim site --players``), where an
+equilibrium ships."""
 _MARKER_BYTES = 1_000_000
 _CODE_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 _NH = dice.N_HANDS
@@ -247,11 +253,16 @@ def state_values(sol, pot: int, a: int, b: int) -> list[list[float]]:
 
 LEAD_CONTEXTS = 30_000
 """A phase whose round has more follower contexts than this (4 players, décharge: 64,194; 5 players, décharge:
-289,422) ships the leader's values after each final hand, state by state
-(:func:`four21sim.exact.round_tables.lead_ends`): the page then gives the leader's answer without solving every
-context (1.1 to 2.4 s at 4 players with the CPU throttled 4x, measured on a busy machine), for 170 kB more at 4
-players (120 states) and 290 kB at 5 (210 states). The 5-player charge (26,544 contexts, 3,003 states) is
-solved in the page instead: its values would be 2.4 MB."""
+289,422; 6 players, décharge: 1,096,440) ships the leader's values after each final hand, state by state
+(:func:`four21sim.exact.round_tables.lead_ends`), where it has at most :data:`LEAD_STATES` states: the page then
+gives the leader's answer without solving every context (1.1 to 2.4 s at 4 players with the CPU throttled 4x,
+measured on a busy machine), for 170 kB more at 4 players (120 states), 290 kB at 5 (210 states) and about
+350 kB at 6 (252 states)."""
+
+LEAD_STATES = 1_000
+"""A phase of more states than this has its leader solved in the page whatever its contexts: the 5-player
+charge (26,544 contexts, 3,003 states: its values would be 2.4 MB) and the 6-player charge (61,992 contexts,
+8,008 states: 6.5 MB)."""
 
 
 def _deflated(raw: bytes) -> str:
@@ -332,13 +343,24 @@ def nplayer_arrays(sol) -> dict:
 
 def lead_states(sol, contexts: dict | None = None) -> dict:
     """``{phase: [state, ...]}``: the states of each phase of the equilibrium ``sol`` whose leader's
-    values the page reads stored (a phase of more than :data:`LEAD_CONTEXTS` contexts; ``contexts``:
-    phase -> its number of contexts, default from the solution's rounds), in the order of its states."""
+    values the page reads stored (a phase of more than :data:`LEAD_CONTEXTS` contexts and at most
+    :data:`LEAD_STATES` states; ``contexts``: phase -> its number of contexts, default from the solution's
+    rounds), in the order of its states, the phases in :data:`four21sim.exact.round_tables.PHASES` order."""
     from ..exact import round_tables
     if contexts is None:
         contexts = {ph: round_tables.phase_contexts(sol, ph)["G"] for ph in round_tables.PHASES}
-    return {ph: [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
-            for ph in round_tables.PHASES if contexts[ph] > LEAD_CONTEXTS}
+    out = {}
+    for ph in round_tables.PHASES:
+        states = [i for i, (pot, _) in enumerate(sol.states) if (pot > 0) == (ph == "charge")]
+        if contexts[ph] > LEAD_CONTEXTS and len(states) <= LEAD_STATES:
+            out[ph] = states
+    return out
+
+
+def lead_state_list(need: dict) -> list[int]:
+    """The states of :func:`lead_states`' ``need``, one phase after the other: the order in which the
+    leader's values are stored (:mod:`four21sim.exact.shipped_lead`) and written into a data file."""
+    return [s for states in need.values() for s in states]
 
 
 def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.ndarray] | None = None,
@@ -351,11 +373,10 @@ def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.
     from ..exact import round_tables, shipped_lead
     a = arrays if arrays is not None else nplayer_arrays(sol)
     need = lead_states(sol, {ph: c["G"] for ph, c in a["phases"].items()})
-    order = [ph for ph in round_tables.PHASES if ph in need]
-    stored = shipped_lead.load(sol, [s for ph in order for s in need[ph]]) if lead_ends is None and need else None
+    stored = shipped_lead.load(sol, lead_state_list(need)) if lead_ends is None and need else None
     if stored is not None:  # one array, the phases' states one after the other
-        cut = np.cumsum([0] + [len(need[ph]) for ph in order])
-        stored = {ph: stored[cut[k]:cut[k + 1]] for k, ph in enumerate(order)}
+        cut = np.cumsum([0] + [len(states) for states in need.values()])
+        stored = {ph: stored[cut[k]:cut[k + 1]] for k, ph in enumerate(need)}
     lead_ends = lead_ends or (lambda s: round_tables.lead_ends(sol, s))
     cols = np.asarray(dice.ORDER[sol.variant.ranking_index])
     phases = {}
@@ -389,10 +410,12 @@ def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.
 
 
 def player_range() -> dict:
-    """The table sizes the page accepts and those with a game answer somewhere: the advisor's own
-    (:data:`~four21sim.advice.advisor.ROUND_PLAYERS`, :data:`~four21sim.advice.advisor.GAME_PLAYERS`)."""
+    """The table sizes the page accepts, those with a game answer somewhere (the advisor's own:
+    :data:`~four21sim.advice.advisor.ROUND_PLAYERS`, :data:`~four21sim.advice.advisor.GAME_PLAYERS`) and the largest
+    a site can be built with (:data:`PAGE_GAME_PLAYERS`)."""
     from .advisor import GAME_PLAYERS, ROUND_PLAYERS
-    return {"min": ROUND_PLAYERS[0], "max": ROUND_PLAYERS[1], "game_max": GAME_PLAYERS[1]}
+    return {"min": ROUND_PLAYERS[0], "max": ROUND_PLAYERS[1], "game_max": GAME_PLAYERS[1],
+            "page_game_max": PAGE_GAME_PLAYERS[1]}
 
 
 def _variant_entry(name: str, v: Variant, players: dict) -> dict:

@@ -20,6 +20,7 @@ PROG = "four21sim site"
 _EPILOG = """examples:
   four21sim site --out table-site                 # Super 421, the game answer at 2 to 5 players: 2.2 MB, 10 files
   four21sim site --out table-site --variants all  # every preset
+  four21sim site --out table-site --players 2,3,4,5,6   # the 6-player game answer too: 6.3 MB
   four21sim site --out small --variants super421,classic --no-game
 
 Open DIR/index.html from the file system, or put DIR on any static host; to use it on a phone,
@@ -43,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variants", metavar="LIST", default=",".join(DEFAULT_VARIANTS),
                    help=f"comma-separated presets among {','.join(PRESETS)}, or 'all' "
                         f"(default: {','.join(DEFAULT_VARIANTS)})")
+    p.add_argument("--players", metavar="LIST", default=None,
+                   help="the table sizes with a game answer, comma-separated among 2 to 6 (default: 2,3,4,5; "
+                        "from 3, those whose equilibrium ships; 6 adds about 4 MB: docs/site.md)")
     p.add_argument("--no-game", action="store_true",
                    help="leave out the game answers (2 to 5 players): round answers only")
     talk = p.add_mutually_exclusive_group()
@@ -63,6 +67,19 @@ def _variants(text: str) -> list[str]:
     if bad:
         raise ValueError(f"--variants: {bad[0]!r} is not allowed; allowed: {allowed}")
     return list(dict.fromkeys(names))
+
+
+def _players(text: str | None) -> tuple[int, ...]:
+    from ..advice.site import GAME_PLAYERS, PAGE_GAME_PLAYERS
+    if text is None:
+        return GAME_PLAYERS
+    lo, hi = PAGE_GAME_PLAYERS
+    allowed = f"table sizes from {lo} to {hi}, comma-separated"
+    parts = [x.strip() for x in text.split(",")]
+    for x in parts:
+        if not (x.isdigit() and lo <= int(x) <= hi):
+            raise ValueError(f"--players: {x!r} is not allowed; allowed: {allowed}")
+    return tuple(sorted({int(x) for x in parts}))
 
 
 class _Progress:
@@ -97,10 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..advice.site import build_site
     args = build_parser().parse_args(argv)
     names = _variants(args.variants)
+    players = _players(args.players)
     progress = _Progress(sys.stderr, args.verbose, args.quiet)
     start = time.monotonic()
     try:
-        out = build_site(args.out, names, game=not args.no_game, progress=progress)
+        out = build_site(args.out, names, game=not args.no_game, progress=progress, players=players)
     except OSError as exc:
         raise ValueError(f"--out: cannot write {args.out!r} ({exc.strerror or exc})") from None
     finally:

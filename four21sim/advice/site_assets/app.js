@@ -635,6 +635,15 @@
     return s;
   }
 
+  // what a site without the game data of a table size says (the sizes it has, and the build that would have it)
+  function noGameHere(v, players) {
+    const here = Object.keys(v.game);
+    const sizes = [...here.map(Number), players].sort((a, b) => a - b).join(",");
+    return "This page holds no game answer at " + players + " players yet" + (here.length ? " (it does at " +
+      here.join(", ") + ")" : "") + (players <= (PLAYERS.page_game_max || 0) ? "; a site built with four21sim " +
+      "site --players " + sizes + " has it" : "");
+  }
+
   // s: strings from the address or the form -> a checked situation
   function situation(p) {
     const v = own(M.variants, p.variant || Object.keys(M.variants)[0]);
@@ -649,9 +658,7 @@
       // a table the solver answers but this site holds no data for: the state is read (as advise reads it)
       // and the round answer given, with the command that gives the game answer
       const s = tableSituation(p, v, players, table);
-      const here = Object.keys(v.game);
-      s.gameNote = "This page holds no game answer at " + players + " players yet" + (here.length ? " (it does at " +
-        here.join(", ") + ")" : "") + ": the command gives it, " + command(s) + ".";
+      s.gameNote = noGameHere(v, players) + ": the command gives it, " + command(s) + ".";
       return s;
     }
     if (p.seat !== undefined && p.seat !== "" && players === 2) {
@@ -768,8 +775,7 @@
       else if (s.g) more = "Give the tokens for the game answer, P(winning the game).";
       else if (s.players <= PLAYERS.game_max) {
         const here = Object.keys(s.v.game);
-        more = "This page holds no game answer at " + s.players + " players yet" + (here.length ? " (it does at " +
-               here.join(", ") + ")" : "") + ": P(pay) at " + s.players + " players comes from the n-player " +
+        more = noGameHere(s.v, s.players) + ": P(pay) at " + s.players + " players comes from the n-player " +
                "solver at run time: " + command(s, true) + " (the round answer holds at any table: a follower " +
                "plays against the worst hand on the table).";
       } else {
