@@ -255,11 +255,19 @@ def report() -> None:
                                                         ("value", "rank", "first")) + " |")
     done = {(p, n) for p, n, m in summary if "value" in m and "first" in m}
     missing = [f"{p} at {n} players" for p in PRESETS for n in range(2, 7) if (p, n) not in done]
+    partial = [f"{p} at {n} players ({x} rule: seat{'s' if len(q) > 1 else ''} {', '.join(map(str, q))} of {n})"
+               for (p, n), rs in sorted(by.items()) for x in ("value", "rank", "first")
+               for q in [sorted(r["seat"] for r in rs if r["rule"] == x)] if 0 < len(q) < n]
+    took = {}
+    for r in rows:
+        took.setdefault(r["players"], []).append(r["seconds"] / 60)
     lines += ["", "The value rule was chosen on these numbers: it costs least at 2 players in every preset and at 3 "
               "players in le bon, and 0.05 point more than the mean rank at 3 players in Super 421. Not measured "
-              "(value and first rules for every seat): " + ", ".join(missing) + ". A 4-player evaluation took 5 to "
-              "9 minutes on a 2-core machine shared with other work; 5 players were not attempted in the time "
-              "given, and the 6-player equilibrium does not ship (its solve was still running).", ""]
+              "(value and first rules for every seat): " + ", ".join(missing) + "." +
+              (" Measured in part (the seats shown above): " + "; ".join(partial) + "." if partial else "") +
+              " One seat's evaluation took, on a 2-core machine shared with other work: " + "; ".join(
+                  f"{n} players {min(t):.1f} to {max(t):.1f} minutes" for n, t in sorted(took.items()) if n >= 3) +
+              ". 6 players: not attempted (the 6-player equilibrium's rounds are 4 times the 5-player ones).", ""]
     lines += ["", "Every number is exact (floating point, no sampling). The equilibrium is one of the game's "
               "(results/nplayer/TIE_ORDERS.md: the tie orders move a seat's P(pay) by under 0.01 pp, far less "
               "than the costs here).", ""]
