@@ -314,7 +314,12 @@ def _packed_rows(rows: np.ndarray, cols: np.ndarray, dedup: bool) -> dict:
         raise ValueError(f"rows from {rows.min()} to {rows.max()} do not fit the page's steps; allowed: 0 to 2**30 - 1")
     out = {"width": int(rows.shape[1]), "cols": [int(c) for c in cols]}
     if dedup:
-        _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        # each row as one opaque value of its bytes (equal rows, equal bytes): np.unique(axis=0) sorted the
+        # 6-player décharge's 1.1 million rows in 10 s, this in under 1 (the numbering below is by first
+        # appearance, whatever order the sort leaves)
+        rows = np.ascontiguousarray(rows)
+        as_one = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+        _, first, inv = np.unique(as_one, return_index=True, return_inverse=True)
         number = np.empty(len(first), np.int64)
         number[np.argsort(first)] = np.arange(len(first))
         out["index"] = _packed(number[inv.ravel()])
