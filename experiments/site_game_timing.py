@@ -8,7 +8,7 @@ of each size: the leader and followers, charge and décharge, each in a token st
 (nothing of its round is cached). The first answer of a size includes reading and inflating its data
 file. Prints one line per answer and a summary per size.
 
-    python experiments/site_game_timing.py                 # sizes 3, 4, 5 (those that ship)
+    python experiments/site_game_timing.py                 # sizes 3 to 6 (those that ship)
     python experiments/site_game_timing.py --players 3,4   # the default build's sizes only
     python experiments/site_game_timing.py --rate 1        # unthrottled
     python experiments/site_game_timing.py --site DIR      # a site written before (four21sim site --out DIR)
