@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 
-# The notices' texts, as four21sim/_util/waiting.py (compiling) and four21sim/cli/solve.py (solving) word
-# them: one line each, the command's name first, " ..." last.
-NOTICE = re.compile(r"[a-z]+: (compiling the engine's kernels with numba \(|solving |computing seat \d+'s exact "
-                    r"best response ).* \.\.\.")
+# The notices' texts, as four21sim/_util/waiting.py (compiling), four21sim/cli/solve.py (solving) and
+# four21sim/exact/nplayer.py (checking a disk-cache entry) word them: one line each, the command's name first,
+# " ..." last.
+NOTICE = re.compile(r"[a-z]+: (compiling the engine's kernels with numba \(|solving |checking the stored equilibrium "
+                    r"|computing seat \d+'s exact best response ).* \.\.\.")
 
 
 def without_notices(stderr: str) -> str:

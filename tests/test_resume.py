@@ -498,6 +498,27 @@ def test_a_long_solve_shows_its_progress_line_by_line_through_a_pipe(monkeypatch
     assert sol.iterations == 3
 
 
+def test_reading_a_disk_cache_entry_says_that_it_checks_it_and_shows_how_far(monkeypatch, tmp_path, capsys):
+    # issue 47: "no silent wait": a stored equilibrium is checked by solving every round again (at 6 players
+    # most of an hour), which was said nowhere
+    _fresh(monkeypatch, tmp_path)
+    _solve(EVERY)
+    nplayer._equilibrium.cache_clear()
+    capsys.readouterr()
+    monkeypatch.setattr(waiting, "PROGRESS_AFTER", 0.0)  # every wait counts as long
+    monkeypatch.setattr(nplayer, "AFTER", 0.0)
+    with waiting.enter_command("advise"):
+        sol = _solve(EVERY)
+    err = capsys.readouterr().err
+    v, n, _ = EVERY
+    assert (f"advise: checking the stored equilibrium of {v.describe()} at 3 players (the disk cache): every round "
+            "solved again, about half its first solve (under a minute) ...") in err.splitlines(), err
+    # the décharge and the charge's 5 pots, one group each; the last state drawn at least
+    assert any(line.startswith("advise: 3 players: checking the stored equilibrium, 6 of 6 groups of states done")
+               for line in err.splitlines()), err
+    assert "solving" not in err and " pass " not in err and sol.info["from_cache"]  # read, not solved
+
+
 def test_a_short_solve_shows_no_progress(monkeypatch, tmp_path, capsys):
     _fresh(monkeypatch, tmp_path)
     with waiting.enter_command("solve"):

@@ -70,7 +70,7 @@ from functools import cached_property, lru_cache, partial
 import numpy as np
 
 from .._util.checks import shown
-from .._util.waiting import progress, say, solving, speaker, wait_for
+from .._util.waiting import AFTER, notice_after, progress, say, solving, speaker, wait_for
 from ..rules import dice
 from ..rules.variants import Variant
 from . import _nplayer_game as NG
@@ -747,6 +747,19 @@ class _Run:
         self.display.show(f"{self.label}: {text}", left, " in this phase", more + (f"; then {later}" if later else ""))
 
 
+def _check_progress(label: str, display):
+    """``progress(done, total)`` for :func:`verify`'s full check, drawn on ``display`` (a :class:`Progress`,
+    or None): which group of states it is at and, once one is done, about how long is left."""
+    t0 = time.monotonic()
+
+    def told(done: int, total: int) -> None:
+        if display is None:
+            return
+        left = (time.monotonic() - t0) / done * (total - done) if done else None
+        display.show(f"{label}, {done} of {total} groups of states done", left)
+    return told
+
+
 def _solve_resumable(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
                      certify: bool, tie: str, key: str, display) -> NSolution:
     """:func:`_solve_equilibrium` with checkpoints under ``key`` (resumed from if there is one) and
@@ -761,7 +774,9 @@ def _solve_resumable(variant: Variant, n: int, objective: str, tol: float, max_i
     arrays, meta = to_arrays(sol)
     try:
         why = verify_entry(variant, n, objective, dict(arrays, __meta__=json.loads(json.dumps(meta))), tie,
-                           tol=tol, certified=certify)
+                           tol=tol, certified=certify,
+                           progress=_check_progress(f"{label}: checking the solve resumed from a checkpoint",
+                                                    display))
     except Exception as exc:  # noqa: BLE001  a check that fails refuses, as for a cache entry
         why = f"its check failed ({type(exc).__name__})"
     if why is None:
@@ -791,9 +806,17 @@ def _equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter:
     key = store.entry_key("nplayer", options=variant.options(), players=n, objective=objective, tol=tol,
                           max_iter=max_iter, stall=stall, certify=certify, tie=tie, format=FORMAT,
                           code=store.code_hash(_CODE))
+    def check(entry: dict) -> str | None:
+        # every round solved again (a file is data): at 6 players most of an hour, said and shown as it goes,
+        # and in a worker thread, so that a signal stops the command at once
+        what = f"the stored equilibrium of {variant.describe()} at {n} players (the disk cache)"
+        with notice_after(f"{speaker()}: checking {what}: every round solved again, about half its first solve "
+                          f"({FIRST_SOLVE.get(n, 'hours')}) ...", None, AFTER), progress() as display:
+            return wait_for(verify_entry, variant, n, objective, entry, tie, tol=tol, certified=certify,
+                            progress=_check_progress(f"{n} players: checking the stored equilibrium", display))
+
     def stored() -> NSolution | None:
-        hit = store.load(key, verify=lambda entry: verify_entry(variant, n, objective, entry, tie, tol=tol,
-                                                                  certified=certify))
+        hit = store.load(key, verify=check)
         sol = None if hit is None else from_arrays(variant, hit)
         return sol if sol is not None and sol.tie == tie else None
 
@@ -1477,7 +1500,7 @@ def from_arrays(variant: Variant, z: dict, prefix: str = "", meta: dict | None =
 
 
 def verify_entry(variant: Variant, players: int, objective: str, entry: dict, tie: str = "first", *,
-                 tol: float = 1e-13, certified: bool = True, full: bool = True) -> str | None:
+                 tol: float = 1e-13, certified: bool = True, full: bool = True, progress=None) -> str | None:
     """Why a disk-store entry is not a solution of this game (None when it is): the hook of
     :func:`four21sim.exact.store.load`.
 
@@ -1508,6 +1531,8 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict, ti
         which come with the code itself and are checked for damage and staleness, not forgery
         (whoever can edit them can edit the code); a disk-cache entry, a file people may send
         each other, is always read with ``full``.
+    progress : callable, optional
+        ``progress(done, total)``, as :func:`verify` takes it.
 
     Returns
     -------
@@ -1523,7 +1548,7 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict, ti
     if any(not np.isfinite(getattr(s, k)).all() for s in every for k in _ARRAYS + ("dist", "residual")):
         return "it holds values that are not finite"
     try:
-        verify(sol, full=full, certified=certified)
+        verify(sol, full=full, certified=certified, progress=progress)
     except ValueError as exc:
         return str(exc)
     if not full:
@@ -1539,7 +1564,7 @@ def verify_entry(variant: Variant, players: int, objective: str, entry: dict, ti
     return None
 
 
-def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bool = True) -> dict:
+def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bool = True, progress=None) -> dict:
     """Check that a (stored) solution is what its profile gives: a cache that cannot lie.
 
     Cheap: the outcome distributions are distributions, and one exact evaluation of
@@ -1562,6 +1587,8 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bo
         The largest difference allowed.
     certified : bool
         Whether ``gain`` is the certificate's (else it must be zero).
+    progress : callable, optional
+        ``progress(done, total)``: told as the ``full`` check goes, group of states by group.
 
     Returns
     -------
@@ -1586,16 +1613,17 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bo
     worst["p_win"] = float(np.abs(X["win"] - sol.p_win).max())
     worst["rounds"] = float(np.abs(_rounds_left(game, sol.dist, sol.subs) - sol.rounds).max())
     if full:
-        worst.update(_full_check(sol, game, certified))
+        worst.update(_full_check(sol, game, certified, progress))
     bad = {k: x for k, x in worst.items() if not x <= tol}
     if bad:
         raise ValueError(f"solution: does not hold; differences {bad} above {tol:g}")
     return worst
 
 
-def _full_check(sol: NSolution, game: NG.Game, certified: bool) -> dict:
+def _full_check(sol: NSolution, game: NG.Game, certified: bool, progress=None) -> dict:
     """The largest differences of :func:`verify`'s ``full`` check (one pass of the profile's rounds
-    and one of the best responses' over every state)."""
+    and one of the best responses' over every state); ``progress(done, total)`` is told after each
+    group of states (at 6 players the check takes most of an hour)."""
     worst = {"dist": 0.0, "basis": 0.0, "gain": 0.0}
     rounds = NG.Rounds(game, tie=check_tie(sol.tie))
     subV = _sub_values(sol.subs, sol.objective)
@@ -1605,7 +1633,12 @@ def _full_check(sol: NSolution, game: NG.Game, certified: bool) -> dict:
     residual = 0.0
     # the décharge was solved against basis (the last iterate), the charge against choice_values
     # (value in the décharge, basis in the charge), as _solve_profile does
-    for group, against in [(dech, sol.basis)] + [(g, sol.choice_values()) for g in game.charge_groups()]:
+    groups = [(dech, sol.basis)] + [(g, sol.choice_values()) for g in game.charge_groups()]
+    told = progress if progress is not None else (lambda done, total: None)
+    told(0, len(groups))
+    for k, (group, against) in enumerate(groups):
+        if k:
+            told(k, len(groups))
         if not len(group):
             continue
         u, d = rounds.run(group, NG.succs(game, group, against, subV, sol.objective), sol.players, want_dist=True)
@@ -1618,6 +1651,7 @@ def _full_check(sol: NSolution, game: NG.Game, certified: bool) -> dict:
         if certified:
             w = _br_rounds(game, rounds, group, against, subV, sol.objective, W, subW, False)[0]
             worst["gain"] = max(worst["gain"], float(np.abs(w - W[group]).max()))
+    told(len(groups), len(groups))
     if not certified:
         worst["gain"] = float(np.abs(sol.gain).max())
     worst["residual"] = 0.0 if residual == sol.residual else abs(residual - sol.residual) / max(residual, 1e-300)
