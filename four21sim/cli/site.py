@@ -33,7 +33,7 @@ as advise takes them). docs/site.md describes the address, the data files and th
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..advice.site import DEFAULT_VARIANTS
+    from ..advice.site import DEFAULT_VARIANTS, GAME_PLAYERS, PAGE_GAME_PLAYERS
     p = argparse.ArgumentParser(
         prog=PROG, description="Write the advisor as a self-contained static site: one page (HTML, CSS, a little "
                                "JavaScript) and the exact tables it reads.",
@@ -45,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma-separated presets among {','.join(PRESETS)}, or 'all' "
                         f"(default: {','.join(DEFAULT_VARIANTS)})")
     p.add_argument("--players", metavar="LIST", default=None,
-                   help="the table sizes with a game answer, comma-separated among 2 to 6 (default: 2,3,4,5; "
-                        "from 3, those whose equilibrium ships; 6 adds about 4 MB: docs/site.md)")
+                   help=f"the table sizes with a game answer, comma-separated among {PAGE_GAME_PLAYERS[0]} to "
+                        f"{PAGE_GAME_PLAYERS[1]} (default: {','.join(map(str, GAME_PLAYERS))}; from 3, those whose "
+                        "equilibrium ships; 6 adds about 4 MB: docs/site.md)")
     p.add_argument("--no-game", action="store_true",
                    help="leave out the game answers (2 to 5 players): round answers only")
     talk = p.add_mutually_exclusive_group()

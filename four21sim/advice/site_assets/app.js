@@ -774,7 +774,6 @@
       else if (seated(s)) more = "Give every seat's tokens and the leader for the game answer, P(pay).";
       else if (s.g) more = "Give the tokens for the game answer, P(winning the game).";
       else if (s.players <= PLAYERS.game_max) {
-        const here = Object.keys(s.v.game);
         more = noGameHere(s.v, s.players) + ": P(pay) at " + s.players + " players comes from the n-player " +
                "solver at run time: " + command(s, true) + " (the round answer holds at any table: a follower " +
                "plays against the worst hand on the table).";
