@@ -236,9 +236,10 @@ def report() -> None:
                 cells += [_pct(p), _pp(p - eq[q]), _drinks(n * (p - eq[q]))]
             lines.append("| " + " | ".join(cells) + " |")
         means = {x: [r["cost"] for r in rs if r["rule"] == x] for x in rules}
-        lines += ["", "Mean cost over the seats: " + "; ".join(
-            f"{x} {_pp(sum(c) / len(c))} pp ({_drinks(n * sum(c) / len(c))} drinks)" for x, c in means.items()
-            if len(c) == n) + ".", ""]
+        whole = [f"{x} {_pp(sum(c) / len(c))} pp ({_drinks(n * sum(c) / len(c))} drinks)" for x, c in means.items()
+                 if len(c) == n]
+        part = [f"{x}: {len(c)} of {n} seats measured" for x, c in means.items() if len(c) < n]
+        lines += ["", "Mean cost over the seats: " + "; ".join(whole + [f"not yet ({p})" for p in part]) + ".", ""]
         summary.append((preset, n, {x: sum(c) / len(c) for x, c in means.items() if len(c) == n}))
     n, tied, moved = tie_counts("super421")
     lines += ["## How often the tie rule matters", "",
@@ -266,7 +267,8 @@ def report() -> None:
               "(value and first rules for every seat): " + ", ".join(missing) + "." +
               (" Measured in part (the seats shown above): " + "; ".join(partial) + "." if partial else "") +
               " One seat's evaluation took, on a 2-core machine shared with other work: " + "; ".join(
-                  f"{n} players {min(t):.1f} to {max(t):.1f} minutes" for n, t in sorted(took.items()) if n >= 3) +
+                  f"{n} players {min(t):.1f}" + (f" to {max(t):.1f}" if max(t) > min(t) else "") + " minutes"
+                  for n, t in sorted(took.items()) if n >= 3) +
               ". 6 players: not attempted (the 6-player equilibrium's rounds are 4 times the 5-player ones).", ""]
     lines += ["", "Every number is exact (floating point, no sampling). The equilibrium is one of the game's "
               "(results/nplayer/TIE_ORDERS.md: the tie orders move a seat's P(pay) by under 0.01 pp, far less "
