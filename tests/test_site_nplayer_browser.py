@@ -126,11 +126,16 @@ def page5(page, default_site):
     """The 5-player game, in the default build's site."""
     if 5 not in SHIPPED:
         pytest.skip("no 5-player equilibrium ships for Super 421")
-    out = default_site[0]
+    yield from _page_of(page, default_site[0])
+
+
+def _page_of(page, out):
+    """A page of ``page``'s browser on the site ``out``, with no time limit on the game answer (a busy
+    machine: the answer's time is experiments/site_game_timing.py's); closed after the module."""
     pg = page.context.browser.new_page()
     pg.goto(out.joinpath("index.html").as_uri())
     pg.wait_for_function("window.F421 !== undefined")
-    pg.evaluate("window.F421.limit(600)")  # a busy machine: the answer's time is experiments/site_game_timing.py's
+    pg.evaluate("window.F421.limit(600)")
     yield pg
     pg.close()
 
@@ -151,12 +156,7 @@ def page6(page, tmp_path_factory):
         pytest.skip("no 6-player equilibrium ships for Super 421")
     out = tmp_path_factory.mktemp("site-6") / "site"
     site_mod.build_site(out, players=(6,))
-    pg = page.context.browser.new_page()
-    pg.goto(out.joinpath("index.html").as_uri())
-    pg.wait_for_function("window.F421 !== undefined")
-    pg.evaluate("window.F421.limit(600)")  # a busy machine: the answer's time is experiments/site_game_timing.py's
-    yield pg
-    pg.close()
+    yield from _page_of(page, out)
 
 
 @pytest.mark.slow
