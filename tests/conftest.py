@@ -71,7 +71,7 @@ def pytest_configure(config):
     script = Path(__file__).with_name("numba_warmup.py")
     # said before the wait, not after: pytest's own header comes only once this hook returns
     _say(config, "compiling the package's numba kernels once, before the test workers start "
-                 "(about 2 minutes on a fresh clone, a few seconds from numba's cache) ...")
+                 "(about a minute on a fresh clone, a few seconds from numba's cache) ...")
     t0 = time.monotonic()
     procs = [subprocess.Popen([sys.executable, str(script), part], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL) for part in PARTS]

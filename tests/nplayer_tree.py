@@ -37,7 +37,6 @@ from functools import lru_cache
 
 import numba
 import numpy as np
-from numba import prange
 from reference import RANK_OF, is_combination, value_of
 
 from four21sim import Variant
@@ -199,14 +198,14 @@ def _target(hands, k, rank):
     return w
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _last_level(m, L, nf, S, comps, signs, tables, rank, M, P0, keeps, nkeeps, val, comb, flags):
     """Every history of the first m-1 players: the last follower's turn, every table judged at its end."""
     ftw, rescue_on, cum_on, nmin = flags[0] == 1, flags[1] == 1, flags[2] == 1, flags[3]
     C = S.shape[3]
     size = NH * L * (NH * nf) ** (m - 2)
     V = np.zeros((size, C))
-    for idx in prange(size):
+    for idx in range(size):
         hh, tt = _history(idx, m - 1, L, nf)
         if tt[0] < 0:
             continue
@@ -236,13 +235,13 @@ def _last_level(m, L, nf, S, comps, signs, tables, rank, M, P0, keeps, nkeeps, v
     return V
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _level(k, m, L, nf, Vnext, comps, signs, tables, rank, M, P0, keeps, nkeeps):
     """Every history of the first k players: follower k's turn, from the values after it."""
     C = Vnext.shape[1]
     size = NH * L * (NH * nf) ** (k - 1)
     V = np.zeros((size, C))
-    for idx in prange(size):
+    for idx in range(size):
         hh, tt = _history(idx, k, L, nf)
         if tt[0] < 0:
             continue

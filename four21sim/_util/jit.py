@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-__all__ = ["JIT", "PARALLEL_JIT", "njit", "prange", "ix", "check_threads_env", "THREADS_PER_CORE"]
+__all__ = ["JIT", "njit", "ix", "check_threads_env", "THREADS_PER_CORE"]
 
 THREADS_PER_CORE = 4
 """``NUMBA_NUM_THREADS`` allowed per core: more threads than that only cost memory and time."""
@@ -66,11 +66,11 @@ import numpy as np  # noqa: E402
 # code in its cache, so such a change also edits the callers' files (their docstrings say
 # what they read), which makes numba compile them again.
 # error_model="numpy": no Python-style ZeroDivision checks in loops.
+# nogil: threads run kernels side by side (_util/threads.py; no kernel uses numba's parallel=True,
+# which compiles what a parallel loop calls once more).
 JIT = dict(cache=True, nogil=True, error_model="numpy")
-PARALLEL_JIT = dict(JIT, parallel=True)
 
 njit = numba.njit
-prange = numba.prange
 
 
 @njit(inline="always", **JIT)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._util.jit import JIT, PARALLEL_JIT, ix, njit, prange
+from .._util.jit import JIT, ix, njit
 from ..policies.contexts import CTX_COMPACT, CTX_ROUND, CTX_TOKENS, compact_block, compact_context, round_state_index
 from ..rules import dice
 from ..rules import kernel as R
@@ -546,28 +546,29 @@ def play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, le
                cnt[b], off, rec)
 
 
-@njit(**PARALLEL_JIT)
-def run_blocks(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record,
-               full):
-    """Play ``games`` games from ``first_game`` in blocks of ``block`` games, one block per
-    row of ``cnt`` (a call per block: passing the arrays per game would cost more than
-    the game).
+@njit(**JIT)
+def run_blocks(lo, hi, seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
+               record, full):
+    """Play blocks ``lo .. hi-1`` of ``games`` games from ``first_game`` in blocks of ``block``
+    games, one block per row of ``cnt`` (a call per block: passing the arrays per game would
+    cost more than the game).
 
     Block b (games ``first_game + b*block ...``) adds into ``cnt[b]``; the caller sums
-    over blocks, so the totals do not depend on the number of threads. With ``record``
-    true, row ``i`` of ``rec`` receives game ``first_game + i``.
+    over blocks, so the totals do not depend on the number of threads (which share the
+    blocks, ``_util.threads.split_over_threads``). With ``record`` true, row ``i`` of ``rec``
+    receives game ``first_game + i``.
     """
-    for b in prange(cnt.shape[0]):
+    for b in range(lo, hi):
         play_block(seedmix, first_game, block, games, b, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
                    record, full)
 
 
-@njit(**PARALLEL_JIT)
-def run_blocks_2p(seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec, record,
-                  full):
+@njit(**JIT)
+def run_blocks_2p(lo, hi, seedmix, first_game, block, games, n, prm, rank, value, sp, lead, foll, aux, cnt, off, rec,
+                  record, full):
     """:func:`run_blocks` for two players (``n`` must be 2): compiled with n a constant (10 to 19%
     faster), and only when a 2-player game is played. The constant is cast so that the steps
     keep the signatures :func:`run_blocks` compiled them with (see STEP); LLVM folds it."""
-    for b in prange(cnt.shape[0]):
+    for b in range(lo, hi):
         play_block(seedmix, first_game, block, games, b, np.int64(2), prm, rank, value, sp, lead, foll, aux, cnt, off,
                    rec, record, full)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pandas is imported where a table is made: a command that ma
 
 from .._util import display as _display
 from .._util.checks import check_choice, check_int, check_seed, shown
+from .._util.threads import split_over_threads
 from ..policies import Policy, resolve_policies
 from ..policies.contexts import CTX_COMPACT
 from ..rules import dice
@@ -281,10 +282,10 @@ def _plan(variant: Variant, players, policies, games, seed, records, first_game,
                  Y.offsets(players, variant.tokens), counters == "all")
 
 
-# Blocks per call of the kernel (at least; 4 per thread on a big machine): the counters are
-# summed over each batch in Python, which cost some 5% of the time at 8 blocks a batch; the
-# kernel hands blocks to threads one by one (chunk size 1), so a thread slowed by a busy
-# machine does not hold the others up.
+# Blocks per batch (at least; 4 per thread on a big machine): the counters are summed over
+# each batch in Python, which cost some 5% of the time at 8 blocks a batch; the blocks go to
+# the threads one by one (split_over_threads, chunk 1), so a thread slowed by a busy machine
+# does not hold the others up.
 BATCH_BLOCKS = 64
 
 
@@ -299,33 +300,31 @@ def _run(plan: _Plan, progress) -> tuple[dict, np.ndarray, float]:
     total = np.zeros(off[-1], dtype=np.int64)
     stats = None
     kernel = K.run_blocks_2p if plan.players == 2 else K.run_blocks
-    old_threads = numba.get_num_threads()
-    old_chunk = numba.set_parallel_chunksize(1)
+    offsets = tuple(off.tolist())
     t0 = time.perf_counter()
-    try:
-        if plan.threads is not None:
-            numba.set_num_threads(plan.threads)
-        done = batches = 0
-        while done < games:
-            n_now = min(per_batch, games - done)
-            t_batch = time.perf_counter()
-            blocks = cnt[:math.ceil(n_now / block)]
-            blocks[:] = 0
-            kernel(seedmix, plan.first_game + done, block, n_now, *plan.kernel_args, blocks, tuple(off.tolist()),
-                   rec[done:done + n_now] if plan.records else rec, plan.records, plan.full)
-            total += blocks.sum(axis=0)
-            if plan.full:
-                b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
-                stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
-            done += n_now
-            batches += 1
-            if progress is not None:
-                progress(n_now)
-            elif batches == 2:  # the first batch's time may be mostly compiling
-                _announce_long_run(games, games - done, n_now, time.perf_counter() - t_batch)
-    finally:
-        numba.set_num_threads(old_threads)
-        numba.set_parallel_chunksize(old_chunk)
+    done = batches = 0
+    while done < games:
+        n_now = min(per_batch, games - done)
+        t_batch = time.perf_counter()
+        blocks = cnt[:math.ceil(n_now / block)]
+        blocks[:] = 0
+        recs = rec[done:done + n_now] if plan.records else rec
+
+        def work(lo: int, hi: int, t: int, first: int = plan.first_game + done, n_now: int = n_now,
+                 blocks: np.ndarray = blocks, recs: np.ndarray = recs) -> None:
+            kernel(lo, hi, seedmix, first, block, n_now, *plan.kernel_args, blocks, offsets, recs, plan.records,
+                   plan.full)
+        split_over_threads(len(blocks), nthreads, work)
+        total += blocks.sum(axis=0)
+        if plan.full:
+            b = _block_stats(Y.unpack(blocks, plan.players, plan.variant.tokens))
+            stats = b if stats is None else {k: stats[k] + b[k] for k in stats}
+        done += n_now
+        batches += 1
+        if progress is not None:
+            progress(n_now)
+        elif batches == 2:  # the first batch's time may be mostly compiling
+            _announce_long_run(games, games - done, n_now, time.perf_counter() - t_batch)
     elapsed = time.perf_counter() - t0
     totals = {k: v[()] if v.ndim == 0 else v for k, v in Y.unpack(total, plan.players, plan.variant.tokens).items()}
     if not plan.full:

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numba
 import numpy as np
 
+from .._util.threads import split_over_threads
 from ..rules import dice
 from ..rules import kernel as R
 from ..rules.variants import Variant
@@ -367,6 +368,19 @@ def lwp_classes(game: Game, m: int, phase: str) -> tuple[np.ndarray, np.ndarray]
     return lwp_class, lwp_rep
 
 
+def _threads(buf: np.ndarray) -> int:
+    """The threads a batch of rounds takes: numba's count (``NUMBA_NUM_THREADS``, or what
+    ``numba.set_num_threads`` set in this thread), at most one per work array of ``buf``."""
+    return max(1, min(numba.get_num_threads(), len(buf)))
+
+
+def _chunk(states: int, threads: int) -> int:
+    """States handed to a thread at a time: some 16 ranges a thread, so that the call of a kernel
+    (a few microseconds) is small beside a range's rounds and a thread slowed by another process
+    holds the others up by at most a sixteenth of the batch."""
+    return max(1, states // (16 * threads))
+
+
 # States side by side (NK.rounds_side_by_side): a lane costs about this share of a state
 # solved alone (measured on décharge passes without the outcome distributions: 0.66 for
 # classic at 3 players, 0.63 s against 0.96 s; about 0.8 for Super 421 at 4 players), and the
@@ -445,9 +459,13 @@ class Rounds:
 
     def _side_by_side(self, ct: Contexts, m: int, K: int, deviate: bool, S_cls, want_dist: bool, out, dist_cls):
         vals, dec, dev, mass = self.state_buffers(ct, K, deviate)
-        NK.rounds_side_by_side(ct.L, m, ct.exact, components(K), deviate, S_cls, ct.lvl_start, ct.ctx_c,
-                               ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist,
-                               vals, dec, dev, mass, out, dist_cls, self.tie)
+        Kc = components(K)
+
+        def work(lo: int, hi: int, t: int) -> None:
+            NK.rounds_side_by_side(lo, hi, t, ct.L, m, ct.exact, Kc, deviate, S_cls, ct.lvl_start, ct.ctx_c,
+                                   ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w,
+                                   want_dist, vals, dec, dev, mass, out, dist_cls, self.tie)
+        split_over_threads(-(-len(S_cls) // NK._SW), _threads(vals), work)
 
     def group(self, s: int) -> tuple[int, str]:
         """State s's number of players in play and phase: which contexts its round uses."""
@@ -471,20 +489,20 @@ class Rounds:
         side = plays is None and spread is None and Kp == K and self.side_by_side_pays(ct, B, K)
         # the side-by-side kernel writes dist[b, r] (r = 0 here, as in the certificate)
         dist_cls = np.zeros((B, 1, len(ct.lwp_rep)) if side else (B, len(ct.lwp_rep)))
-        chunk = numba.set_parallel_chunksize(1)  # see NK.solve_rounds
-        try:
-            if side:
-                self._side_by_side(ct, m, K, False, S_cls, want_dist, out, dist_cls)
-            else:
-                vals, dec, mass = self.buffers(ct, K)
-                acts, lead_tabs, foll_tabs, foll_idx = plays if plays is not None else profile_plays(B, m)
-                target = ct.ctx_target if foll_tabs.shape[1] > 1 else np.zeros_like(ct.ctx_target)
-                NK.solve_rounds(ct.L, m, ct.exact, Kp, components(K), acts, lead_tabs, foll_tabs, foll_idx, S_cls,
+        if side:
+            self._side_by_side(ct, m, K, False, S_cls, want_dist, out, dist_cls)
+        else:
+            vals, dec, mass = self.buffers(ct, K)
+            acts, lead_tabs, foll_tabs, foll_idx = plays if plays is not None else profile_plays(B, m)
+            target = ct.ctx_target if foll_tabs.shape[1] > 1 else np.zeros_like(ct.ctx_target)
+            Kc, sp = components(K), np.zeros(0) if spread is None else spread
+
+            def work(lo: int, hi: int, t: int) -> None:
+                NK.solve_rounds(lo, hi, t, ct.L, m, ct.exact, Kp, Kc, acts, lead_tabs, foll_tabs, foll_idx, S_cls,
                                 ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
-                                ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls,
-                                np.zeros(0) if spread is None else spread, self.lanes, self.tie)
-        finally:
-            numba.set_parallel_chunksize(chunk)
+                                ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls, sp, self.lanes,
+                                self.tie)
+            split_over_threads(B, _threads(vals), work, _chunk(B, _threads(vals)))
         if not want_dist:
             return out, None
         dist = np.zeros((B,) + S.shape[1:4])
@@ -503,18 +521,18 @@ class Rounds:
                                                  np.moveaxis(S_dev[:, :, rep[0], rep[1], rep[2]], 1, -1)], axis=-1))
         out = np.zeros((len(states), m))
         dist_cls = np.zeros((len(states), m, len(ct.lwp_rep)))
-        chunk = numba.set_parallel_chunksize(1)  # see NK.solve_rounds
-        try:
-            if self.side_by_side_pays(ct, len(states), 2 * m, True):
-                self._side_by_side(ct, m, 2 * m, True, S, want_dist, out, dist_cls)
-            else:
-                vals, dec, mass = self.buffers(ct, 2 * m)
-                dev = self.keep_buffer(ct)
-                NK.best_response_rounds(ct.L, m, ct.exact, components(2 * m), S, ct.lvl_start, ct.ctx_c,
-                                        ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w,
-                                        want_dist, vals, dec, dev, mass, out, dist_cls, self.lanes, self.tie)
-        finally:
-            numba.set_parallel_chunksize(chunk)
+        if self.side_by_side_pays(ct, len(states), 2 * m, True):
+            self._side_by_side(ct, m, 2 * m, True, S, want_dist, out, dist_cls)
+        else:
+            vals, dec, mass = self.buffers(ct, 2 * m)
+            dev = self.keep_buffer(ct)
+            Kc = components(2 * m)
+
+            def work(lo: int, hi: int, t: int) -> None:
+                NK.best_response_rounds(lo, hi, t, ct.L, m, ct.exact, Kc, S, ct.lvl_start, ct.ctx_c, ct.row_start,
+                                        ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals,
+                                        dec, dev, mass, out, dist_cls, self.lanes, self.tie)
+            split_over_threads(len(states), _threads(vals), work, _chunk(len(states), _threads(vals)))
         if not want_dist:
             return out, None
         dist = np.zeros((len(states), m) + S_prof.shape[1:4])

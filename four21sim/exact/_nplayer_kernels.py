@@ -35,10 +35,9 @@ kernel.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._util.jit import JIT, PARALLEL_JIT, njit, prange
+from .._util.jit import JIT, njit
 from ..rules import dice
 from ..rules import kernel as R
 from ._two_player_kernels import _P0, KEEP_TIE
@@ -1136,21 +1135,19 @@ def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl
 
 
 
-@njit(**PARALLEL_JIT)
-def solve_rounds(L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
+@njit(**JIT)
+def solve_rounds(lo, hi, t, L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
                  row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread,
                  lanes, tie):
-    """:func:`solve_round` for a batch of states of the same contexts, in parallel over the states.
+    """:func:`solve_round` for the states ``lo .. hi-1`` of a batch of states of the same contexts.
 
     State b: ``S[b]``, ``acts[b]``, ``lead_tabs[b]`` and role i's follower table
     ``foll_tabs[foll_idx[b, i]]``; ``out[b]`` and ``dist[b]`` receive its results.
-    Each state's round is played by one thread from start to end, in the work arrays
-    ``vals``, ``dec``, ``mass`` of that thread: results do not depend on the threads.
-    The caller sets numba's parallel chunk size to 1 (states go to the threads one at
-    a time: a thread slowed by another process on its core holds nobody up).
+    Each state's round is played from start to end in the work arrays ``vals[t]``,
+    ``dec[t]``, ``mass[t]`` of thread slot t: results do not depend on the threads
+    (the caller shares the states among threads, ``_util.threads.split_over_threads``).
     """
-    for b in prange(S.shape[0]):
-        t = numba.get_thread_id()
+    for b in range(lo, hi):
         tabs = foll_tabs[foll_idx[b]]
         lead_dec = np.zeros((2, _NH), np.int8)
         sp = spread[b:b + 1] if spread.shape[0] > 0 else spread
@@ -1363,16 +1360,15 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
                             r if deviate else -1, fin_start, fin_cls, fin_w, mass, b0, nb, dist, r)
 
 
-@njit(**PARALLEL_JIT)
-def rounds_side_by_side(L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
-                        fin_w, want_dist, vals, dec, dev, mass, out, dist, tie):
+@njit(**JIT)
+def rounds_side_by_side(lo, hi, t, L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start, trans, lead_next,
+                        fin_start, fin_cls, fin_w, want_dist, vals, dec, dev, mass, out, dist, tie):
     """:func:`solve_rounds` where everyone plays the profile (or :func:`best_response_rounds`, with
-    ``deviate``), _SW states at a time (:func:`_rounds_side_by_side`), the groups in parallel as the
-    states there: one thread a group, in its own work arrays ``vals[t]``, ``dec[t]``, ``dev[t]``,
-    ``mass[t]``, so that results do not depend on the threads."""
+    ``deviate``), _SW states at a time (:func:`_rounds_side_by_side`): the groups ``lo .. hi-1`` of
+    the batch, in the work arrays ``vals[t]``, ``dec[t]``, ``dev[t]``, ``mass[t]`` of thread slot t,
+    so that results do not depend on the threads."""
     B = S.shape[0]
-    for q in prange((B + _SW - 1) // _SW):
-        t = numba.get_thread_id()
+    for q in range(lo, hi):
         lead_dec = np.zeros((1, 2, _NH, _SW), np.int8)
         lead_dev = np.zeros((1, 2, _NH, _SW), np.int8)
         _rounds_side_by_side(L, m, exact, K, deviate, S, q * _SW, min(_SW, B - q * _SW), lvl_start, ctx_c, row_start,
@@ -1476,17 +1472,16 @@ def certificate_round(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lea
                      fin_start, fin_cls, fin_w, mass, dist[r])
 
 
-@njit(**PARALLEL_JIT)
-def best_response_rounds(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls, fin_w,
-                         want_dist, vals, dec, dev, mass, out, dist, lanes, tie):
-    """Every role's best response in a batch of states (:func:`certificate_round`), in parallel over
-    the states as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
+@njit(**JIT)
+def best_response_rounds(lo, hi, t, L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start,
+                         fin_cls, fin_w, want_dist, vals, dec, dev, mass, out, dist, lanes, tie):
+    """Every role's best response in the states ``lo .. hi-1`` of a batch (:func:`certificate_round`),
+    in the work arrays of thread slot t as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
 
     One pass of 2m components per state: the profile's keeps and each role's best reply
     are found together (instead of the profile's round, then m rounds of one component).
     """
-    for b in prange(S.shape[0]):
-        t = numba.get_thread_id()
+    for b in range(lo, hi):
         lead_dec = np.zeros((2, _NH), np.int8)
         lead_dev = np.zeros((2, _NH), np.int8)
         certificate_round(L, m, exact, K, S[b], lvl_start, ctx_c, row_start, trans, lead_next, fin_start, fin_cls,
