@@ -146,9 +146,10 @@ def _forget_the_big_games():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", ["super421", "super421-lebon"])  # exact followers, and at most the count
-def test_seven_players_one_round_with_decisions_matches_the_witness(preset):
-    _check_one_round(preset, ["charge_throws=2"], 7)
+def test_seven_players_one_round_with_decisions_matches_the_witness():
+    # followers throwing at most the count (le bon); exact followers are checked at 8 players below,
+    # the same code with one role more (at 7 too they cost some 20 s of the suite)
+    _check_one_round("super421-lebon", ["charge_throws=2"], 7)
 
 
 def _every_outcome_adds_up_to_the_unit(v: Variant, n: int) -> set:
