@@ -19,6 +19,7 @@ import re
 
 import pytest
 from notices import without_notices
+from test_shipped import READ_BESIDE_ITS_PAGE, check_read
 from test_site import _PLACEHOLDER, CHROMIUM, FLAGS, ROOT, _browser_or_skip, _phone
 
 from four21sim.advice import site as site_mod
@@ -147,6 +148,16 @@ def test_the_pages_game_answer_at_5_players_is_the_commands(page5):
     rng = random.Random(426)
     for q in _situations("super421", 5, rng):
         _same_as_the_command(page5, q)
+
+
+@pytest.mark.slow
+def test_the_6_player_equilibrium_is_read_as_shipped():
+    # test_shipped's check of every shipped file, here for the file the 6-player page is built from: the worker
+    # that builds the page (below) then has the game's contexts (some 12 s of building, once instead of twice)
+    if not shipped.available(V, 6):
+        pytest.skip("no 6-player equilibrium ships for Super 421")
+    check_read(READ_BESIDE_ITS_PAGE)
+    assert shipped.path_of(V, 6).name == READ_BESIDE_ITS_PAGE
 
 
 @pytest.fixture(scope="module")
