@@ -75,7 +75,7 @@ def forward_contexts(variant: Variant, m: int, phase: str) -> Forward:
         reps_h.append(rh)
         reps_f.append(rf)
     ph = R.CHARGE if phase == "charge" else R.DECHARGE
-    outcome, starts, data = NK.judge_last_level(rh, rf, m, exact, ph, cap, rank, value, prm)
+    outcome, starts, data = NK.judge_last_level(rh, rf, m, exact, ph, cap, rank, value, prm, False)
     trans.append(outcome)
     lead = np.zeros((3, _NH), np.int64)
     lead[:L] = lead_next

@@ -452,11 +452,21 @@ def judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, ou
 
 
 @njit(**JIT)
-def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm):
+def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm, every_hand):
     """Every outcome of the round after each last-follower context, hand and throws.
 
     Returns ``(outcome, starts, data)``: ``outcome[x, slot, h]`` numbers the distinct
     outcomes (-1 for unused slots), whose packed entries are ``data[starts[e]:starts[e+1]]``.
+
+    Each context's 56 hands are judged by :func:`judge_round`, once per group of hands that
+    the judgement cannot tell apart: without the nénette rescue, :func:`judge_round` reads the
+    last hand only through its key (``order_key``), compared with the other keys and never
+    otherwise used, its worth (``worth``: the winner's payout, a cumulative sum) and whether it
+    is a 221 (the nénette's minimum). Hands whose keys stand at the same place among the table's
+    (as many keys below, as many equal), of the same worth, both 221 or neither, have the same
+    outcome; a context has some 10 to 20 such groups. With the rescue (whether it applies depends
+    on the last hand too) every hand is judged, and so with ``every_hand``: the plain way, against
+    which tests/test_nplayer_kernels.py checks the groups for every preset.
     """
     nx = rep_h.shape[0]
     hands = np.zeros(m, np.int64)
@@ -464,21 +474,49 @@ def judge_last_level(rep_h, rep_f, m, exact, phase, cap, rank, value, prm):
     keys = np.zeros(m, np.int64)
     tl = np.zeros(m, np.int64)
     tw = np.zeros(m, np.int64)
+    table_keys = np.zeros(m, np.int64)
     buf = np.zeros(MAX_ENTRIES, np.int64)
     hk, hid, starts, data, cnt = interner(1024, 16)
     outcome = np.full((nx, 1 if exact else 3, _NH), -1, np.int32)  # exact followers use one slot
+    grouped = not every_hand and prm[R.P_RESCUE] == 0
+    top = 0
+    for h in range(_NH):
+        top = max(top, R.worth(h, False, value))
+    # a group's number in this (context, slot), valid where its stamp is the current one
+    n_groups = m * m * (top + 1) * 2
+    stamp = np.full(n_groups, -1, np.int64)
+    group_e = np.zeros(n_groups, np.int64)
+    visit = 0
     for x in range(nx):
         c = rep_f[x, 0]
         hands[:m - 1], throws[:m - 1] = rep_h[x], rep_f[x]
         for slot in range(1 if exact else c):
             throws[m - 1] = throws_of(slot, c, exact)
+            if grouped:
+                for j in range(m - 1):
+                    table_keys[j] = R.order_key(hands[j], throws[j], False, rank, prm)
+            visit += 1
             for h in range(_NH):
+                g = -1
+                if grouped:
+                    key = R.order_key(h, throws[m - 1], False, rank, prm)
+                    below = 0
+                    same = 0
+                    for j in range(m - 1):
+                        below += table_keys[j] < key
+                        same += table_keys[j] == key
+                    g = ((below * m + same) * (top + 1) + R.worth(h, False, value)) * 2 + (1 if h == _H221 else 0)
+                    if stamp[g] == visit:
+                        outcome[x, slot, h] = group_e[g]
+                        continue
                 hands[m - 1] = h
                 n = judge_round(hands, throws, m, phase, cap, rank, value, prm, keys, tl, tw, buf)
                 e = known(buf, n, hk, hid, starts, data)
                 if e < 0:
                     e, hk, hid, starts, data = intern(buf, n, hk, hid, starts, data, cnt)
                 outcome[x, slot, h] = e
+                if g >= 0:
+                    stamp[g], group_e[g] = visit, e
     return outcome, starts[:cnt[0] + 1].copy(), data[:cnt[1]].copy()
 
 
