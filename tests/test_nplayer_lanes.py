@@ -93,8 +93,14 @@ def test_lanes_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, c
         np.testing.assert_array_equal(e_a, e_b)
 
 
-@pytest.mark.slow  # 7 to 13 s of CPU for 13 of its 17 cases
-@pytest.mark.parametrize("preset,overrides,n,coarse,tie", PARAMS, ids=lambda x: str(x))
+# states side by side: every tie order on Super 421 at 3 players (the grid of ties), classic with the
+# default order only (its split by throws is the same code under every order; its other orders cost
+# some 25 s of the suite, the plain way of a batch of 37 states at a time being slow)
+SIDE_PARAMS = [p for p in PARAMS if p[-1] == "first" or p[0] != "classic"]
+
+
+@pytest.mark.slow  # 7 to 13 s of CPU for most of its cases
+@pytest.mark.parametrize("preset,overrides,n,coarse,tie", SIDE_PARAMS, ids=lambda x: str(x))
 def test_states_side_by_side_give_the_numbers_of_one_context_at_a_time(preset, overrides, n, coarse, tie):
     v = Variant.from_preset(preset, overrides)
     game = NG.role_game(v, n)
