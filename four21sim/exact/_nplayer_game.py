@@ -502,7 +502,8 @@ class Rounds:
                                 ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
                                 ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls, sp, self.lanes,
                                 self.tie)
-            split_over_threads(B, _threads(vals), work, _chunk(B, _threads(vals)))
+            nt = _threads(vals)
+            split_over_threads(B, nt, work, _chunk(B, nt))
         if not want_dist:
             return out, None
         dist = np.zeros((B,) + S.shape[1:4])
@@ -532,7 +533,8 @@ class Rounds:
                 NK.best_response_rounds(lo, hi, t, ct.L, m, ct.exact, Kc, S, ct.lvl_start, ct.ctx_c, ct.row_start,
                                         ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals,
                                         dec, dev, mass, out, dist_cls, self.lanes, self.tie)
-            split_over_threads(len(states), _threads(vals), work, _chunk(len(states), _threads(vals)))
+            nt = _threads(vals)
+            split_over_threads(len(states), nt, work, _chunk(len(states), nt))
         if not want_dist:
             return out, None
         dist = np.zeros((len(states), m) + S_prof.shape[1:4])

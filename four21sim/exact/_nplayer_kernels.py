@@ -175,10 +175,11 @@ def _mix(a, b):
 
 @njit(**JIT)
 def _table_new(cap):
+    """An empty open-addressing table of an interner: ``(hash keys, numbers)``, -1 where empty."""
     size = 1
     while size < 2 * cap:
         size *= 2
-    return np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.full(size, -1, np.int64)
+    return np.zeros(size, np.uint64), np.full(size, -1, np.int64)
 
 
 # A table of numbered pairs of words (a summary row's two words, ``pack``) is one array of
@@ -326,14 +327,14 @@ def interner(cap, width):
     """An empty set of numbered rows: ``(hash keys, numbers, row starts, row data, counts)``, room for
     ``cap`` rows of ``width`` entries before anything grows (a growth copies what is stored). The
     data are left uninitialised: only what :func:`intern` writes is read."""
-    hk, _, hid = _table_new(cap)
+    hk, hid = _table_new(cap)
     starts = np.zeros(cap + 1, np.int64)
     return hk, hid, starts, np.empty(width * cap, np.int64), np.zeros(2, np.int64)
 
 
 @njit(**JIT)
 def _rehash(hk, hid, starts, data):
-    nk, _, nid = _table_new(hid.shape[0])
+    nk, nid = _table_new(hid.shape[0])
     mask = np.uint64(nid.shape[0] - 1)
     for s in range(hid.shape[0]):
         if hid[s] >= 0:
