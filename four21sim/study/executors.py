@@ -313,14 +313,24 @@ def _feed(pool, plan, pending: list[Task], in_flight: int, finished: Callable, h
 
 
 def _kill_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: its workers are killed, not left to finish their tasks."""
+    """Stop a pool now: its workers are killed, not left to finish their tasks.
+
+    The pool's manager thread is then waited for (a few seconds at most): it holds the last
+    references to the pool's queues, whose semaphores it releases as it ends. A command
+    stopped by a signal ends by ``os._exit`` (:func:`four21sim._util.waiting.exit_now`); ended
+    between a semaphore's removal and its notice to multiprocessing's resource tracker, the
+    tracker printed two warnings of a "leaked" semaphore after the command's last line.
+    """
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # None once shut down
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         if p.is_alive():
             p.kill()
     for p in procs:
         p.join(timeout=5)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 # ------------------------------------------------------------------ Dask
