@@ -97,9 +97,9 @@ def test_every_shipped_file_is_a_preset_game_and_is_package_data():
 
 
 # one test per file, so that the xdist workers share them: a 5-player file's checks take 6 to 9 s
-# of CPU (slow), a 3- or 4-player file's 0.3 to 2 s (the fast tier checks the quick sizes here). The file the
-# 6-player page is built from is checked beside that page (tests/test_site_nplayer_browser.py), so that the
-# worker building the page has the game's contexts already (some 12 s of building, once instead of twice)
+# of CPU (slow), a 3- or 4-player file's 0.3 to 2 s (the fast tier checks the quick sizes here). The file of
+# the 6-player game is checked beside the page's 6-player answers (tests/test_site_nplayer_browser.py), so that
+# the worker asking the command for them has the game's contexts already (some 12 s of building, once, not twice)
 READ_BESIDE_ITS_PAGE = "super421-6p-pay-first.npz"
 SHIPPED = [pytest.param(p.name, marks=[pytest.mark.slow] if int(p.name.split("-")[-3][:-1]) >= 5 else [])
            for p in sorted(shipped.FOLDER.glob("*.npz"))

@@ -2,8 +2,8 @@
 
 The site is written once for the module with the game data of the default build up to 4 players
 (:data:`four21sim.advice.site.GAME_PLAYERS`: 2 players and the sizes from 3 that ship), for Super 421 and
-le Bon (whose followers may stop early: the page's other path), and opened once (the 5-player game in the
-default build's site, the 6-player game in a site of its own, ``players=(6,)``: slow tests);
+le Bon (whose followers may stop early: the page's other path), and opened once (the 5- and 6-player games
+in the default build's site, ``conftest.default_site``: slow tests);
 situations drawn with a fixed seed (leader and followers, charge and décharge, several token
 states and seats) are asked of the page's own game answer (``window.F421.game``, the code its
 form runs) and of the command's JSON (computed in-process), keep by keep, to 1e-9 in P(pay).
@@ -101,7 +101,7 @@ def _situations(variant: str, n: int, rng: random.Random) -> list[dict]:
 def test_the_default_build_says_one_progress_line_and_fits_on_a_phone(default_site):
     out, proc = default_site
     # not a terminal: one line (and the notice of a first numba compile, if the machine makes it slow)
-    # 56 hands to beat, the leader, the 2-player solve, its 76 states, the 3-, 4- and 5-player games' rounds
+    # 56 hands to beat, the leader, the 2-player solve, its 76 states, the 3- to 6-player games' rounds
     sizes = site_mod.nplayer_sizes(V, site_mod.GAME_PLAYERS)
     steps = 56 + 1 + 1 + 76 + len(sizes)
     assert without_notices(proc.stderr).strip().splitlines() == [f"writing the site: 100% ({steps}/{steps} steps)"]
@@ -111,15 +111,15 @@ def test_the_default_build_says_one_progress_line_and_fits_on_a_phone(default_si
     given = proc.args[-1]  # the folder as the command was given it (conftest.DEFAULT_SITE)
     assert re.fullmatch(rf"wrote {len(files)} files, {size / 1e6:.1f} MB to {re.escape(given)} in \d+ s; open "
                         rf"{re.escape(given)}/index.html \(or serve the folder: docs/site.md\)", line), line
-    # Super 421, every token state at 2 players, the game at every size that ships up to 5 (issue 47)
+    # Super 421, every token state at 2 players, the game at every size that ships up to 6 (issue 47)
     marker = json.loads((out / "four21sim-site.json").read_text())
     assert len(files) == 7 + len(sizes) and set(marker["files"]) <= {str(p.relative_to(out)) for p in files}
     index = json.loads((out / "data" / "index.js").read_text().split('["index"] = ', 1)[1].rstrip(";\n"))
     assert list(index["variants"]) == ["super421"]
     game = index["variants"]["super421"]["game"]
     assert len(game["2"]["states"]) == 76 and sorted(game) == sorted(["2", *map(str, sizes)])
-    assert ("5" in game) == shipped.available(V, 5)
-    assert size < 5_000_000, size  # 2.2 MB with the 3-, 4- and 5-player games
+    assert ("5" in game) == shipped.available(V, 5) and ("6" in game) == shipped.available(V, 6)
+    assert size < 5_000_000, size  # 3.6 MB with the 3- to 6-player games
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +152,8 @@ def test_the_pages_game_answer_at_5_players_is_the_commands(page5):
 
 @pytest.mark.slow
 def test_the_6_player_equilibrium_is_read_as_shipped():
-    # test_shipped's check of every shipped file, here for the file the 6-player page is built from: the worker
-    # that builds the page (below) then has the game's contexts (some 12 s of building, once instead of twice)
+    # test_shipped's check of every shipped file, here for the file the 6-player page's answers are checked
+    # against (below, by the command in this process): the worker then builds the game's contexts once
     if not shipped.available(V, 6):
         pytest.skip("no 6-player equilibrium ships for Super 421")
     check_read(READ_BESIDE_ITS_PAGE)
@@ -161,13 +161,11 @@ def test_the_6_player_equilibrium_is_read_as_shipped():
 
 
 @pytest.fixture(scope="module")
-def page6(page, tmp_path_factory):
-    """The 6-player game, in a site of its own (``--players 6``: not in a default build, for its size)."""
-    if not shipped.available(V, 6):
+def page6(page, default_site):
+    """The 6-player game, in the default build's site."""
+    if 6 not in SHIPPED:
         pytest.skip("no 6-player equilibrium ships for Super 421")
-    out = tmp_path_factory.mktemp("site-6") / "site"
-    site_mod.build_site(out, players=(6,))
-    yield from _page_of(page, out)
+    yield from _page_of(page, default_site[0])
 
 
 @pytest.mark.slow

@@ -98,13 +98,12 @@ GAME_SCALE = 1_000_000  # game_lead/game_beat give P(win the game) in millionths
 DEFAULT_VARIANTS = ("super421",)  # small enough to send to a phone; --variants all for every preset
 MARKER = "four21sim-site.json"  # written last by a build: the site's format and its files
 MARKER_FORMAT = "four21sim-site/1"
-GAME_PLAYERS = (2, 3, 4, 5)
+GAME_PLAYERS = (2, 3, 4, 5, 6)
 """The table sizes whose game answer a default build writes (those of them that ship an equilibrium,
-:mod:`four21sim.exact.shipped`, from 3 players). 5 players adds 1.3 MB of data (289,422 follower contexts in
-the décharge, stored small: :func:`_packed_rows`). 6 players, 4.1 MB more (1,096,440 décharge contexts), would
-take the default site from 2.2 to 6.3 MB, past the 5 MB a phone is sent: it is built on request
-(``--players 2,3,4,5,6``, :data:`PAGE_GAME_PLAYERS`); on a site without it the page says so and gives the
-command that answers (module docstring, docs/site.md)."""
+:mod:`four21sim.exact.shipped`, from 3 players). The largest data are 5 players' (289,422 follower contexts in
+the décharge) and 6 players' (1,096,440), stored small (:func:`renumbered`, :func:`_packed_rows`): the
+default site stays under the 5 MB a phone is sent (docs/site.md). A build of fewer sizes
+(``--players``) leaves the others out; on such a site the page says so and gives the command that answers."""
 
 PAGE_GAME_PLAYERS = (2, 6)
 """The table sizes the page can give the game answer of (``four21sim site --players``), where an
@@ -302,16 +301,32 @@ def _zigzag(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 2 * x, -2 * x - 1)
 
 
+def _escaped(z: np.ndarray) -> dict:
+    """Non-negative integers nearly all below 255 as one byte each (``z``, deflated), 255 meaning "255 plus the
+    next of ``esc``" (:func:`_packed`): a byte plane where three were (the 6-player décharge's steps: 31 million,
+    1.3% of them 255 or more), which the page inflates three times faster."""
+    z = np.asarray(z, np.int64).ravel()
+    return {"n": int(z.size), "z": _deflated(np.minimum(z, 255).astype(np.uint8).tobytes()),
+            "esc": _packed(z[z >= 255] - 255)}
+
+
+def _unescaped(obj: dict) -> np.ndarray:
+    z = np.frombuffer(zlib.decompress(base64.b64decode(obj["z"])), np.uint8).astype(np.int64)
+    z[z == 255] += unpack(obj["esc"])
+    return z
+
+
 def _packed_rows(rows: np.ndarray, cols: np.ndarray, dedup: bool) -> dict:
     """A table of rows (``trans``: a row of 56 entries per context, or per throw of one) stored small: equal
     rows once (``dedup``: then ``index`` gives each row its stored row, in order of first appearance), the
     columns in the order ``cols`` (the hands from best to worst, along which a row changes seldom), each
-    row as the steps from one column to the next (zigzag: non-negative), stored column by column (the
-    steps of one column look alike) as :func:`_packed` planes. Decoded to the same integers
-    (:func:`unpack_rows`; the page's ``unpackRows``)."""
+    row as the steps from one column to the next, each step less the same step of the row above (rows
+    numbered as :func:`renumbered` does change alike from one to the next), zigzag (non-negative), stored
+    column by column (:func:`_escaped`). Decoded to the same integers (:func:`unpack_rows`; the page's
+    ``unpackRows``, which keeps them column by column: entry (r, h) at ``h * rows + r``)."""
     rows = np.asarray(rows, np.int64)
-    if rows.size and (rows.min() < 0 or rows.max() >= 2 ** 30):  # a step's zigzag then fits 31 bits
-        raise ValueError(f"rows from {rows.min()} to {rows.max()} do not fit the page's steps; allowed: 0 to 2**30 - 1")
+    if rows.size and (rows.min() < 0 or rows.max() >= 2 ** 29):  # a step's zigzag then fits 31 bits
+        raise ValueError(f"rows from {rows.min()} to {rows.max()} do not fit the page's steps; allowed: 0 to 2**29 - 1")
     out = {"width": int(rows.shape[1]), "cols": [int(c) for c in cols]}
     if dedup:
         # each row as one opaque value of its bytes (equal rows, equal bytes): np.unique(axis=0) sorted the
@@ -325,19 +340,76 @@ def _packed_rows(rows: np.ndarray, cols: np.ndarray, dedup: bool) -> dict:
         out["index"] = _packed(number[inv.ravel()])
         rows = rows[np.sort(first)]
     out["rows"] = int(rows.shape[0])
-    steps = np.diff(rows[:, cols], axis=1, prepend=0)
-    out["steps"] = _packed(_zigzag(steps).T)
+    steps = np.diff(np.diff(rows[:, cols], axis=1, prepend=0), axis=0, prepend=0)
+    out["steps"] = _escaped(_zigzag(steps).T)
     return out
 
 
 def unpack_rows(obj: dict) -> tuple[np.ndarray, np.ndarray | None]:
     """``(rows, index)`` of :func:`_packed_rows`: the stored rows (``rows x width``) and which stored row each
     row is (None where every row is stored)."""
-    z = unpack(obj["steps"]).reshape(obj["width"], obj["rows"]).T
+    z = _unescaped(obj["steps"]).reshape(obj["width"], obj["rows"]).T
     steps = (z >> 1) ^ -(z & 1)
     rows = np.empty_like(steps)
-    rows[:, obj["cols"]] = np.cumsum(steps, axis=1)
+    rows[:, obj["cols"]] = np.cumsum(np.cumsum(steps, axis=0), axis=1)
     return rows, (unpack(obj["index"]) if "index" in obj else None)
+
+
+def _spans(start: np.ndarray, lens: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """The positions ``start[w] .. start[w] + lens[w] - 1`` of each ``w`` of ``which``, one after the other."""
+    n = lens[which]
+    return np.repeat(start[which] - np.cumsum(n) + n, n) + np.arange(n.sum())
+
+
+def _first_seen(values: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The numbers ``lo .. hi-1`` in the order ``values`` first names them, those it never names after."""
+    v = values[(values >= lo) & (values < hi)]
+    u, first = np.unique(v, return_index=True)
+    seen = u[np.argsort(first)]
+    rest = np.setdiff1d(np.arange(lo, hi), seen, assume_unique=True)
+    return np.concatenate([seen, rest]).astype(np.int64)
+
+
+def renumbered(c: dict, cols: np.ndarray) -> dict:
+    """The phase ``c`` (:func:`four21sim.exact.round_tables.phase_contexts`) with its contexts, level by level,
+    and its outcomes numbered again in the order in which the level before first names them (the leader's
+    ``lead_next`` for the first level; a row read along ``cols``, the hands from best to worst): the same
+    round, whose ``trans`` rows then name new contexts in increasing order, so that their steps along a
+    column are small (the 5-player décharge's ``trans``: 529 -> 374 kB in the data file).
+
+    Each context keeps its count and its rows (one, or one per throw count: ``row_start``), the outcomes
+    their mixes of classes; nothing but the numbers changes (tests/test_site_nplayer.py pairs the two
+    numberings context by context)."""
+    lvl = [int(x) for x in c["lvl"]]
+    G, NO = c["G"], len(c["fin_start"]) - 1
+    row_start = np.asarray(c["row_start"], np.int64)
+    trans = np.asarray(c["trans"], np.int64).reshape(-1, _NH)
+    lens = np.diff(row_start) // _NH  # rows per context
+    new = np.empty(G + NO, np.int64)  # old number -> new
+    order = []  # old contexts in their new order
+    source = np.asarray(c["lead_next"], np.int64).reshape(-1, _NH)[:, cols].ravel()
+    bounds = [*zip(lvl[:-1], lvl[1:]), (G, G + NO)]
+    for k, (lo, hi) in enumerate(bounds):
+        if source.size and (source.min() < lo or source.max() >= hi):
+            raise ValueError(f"phase contexts: level {k} names numbers outside {lo} .. {hi - 1}")
+        old = _first_seen(source, lo, hi)
+        new[old] = np.arange(lo, hi)
+        if hi <= G:
+            order.append(old)
+            source = trans[_spans(row_start // _NH, lens, old)][:, cols].ravel()
+    ctx_order = np.concatenate(order) if order else np.zeros(0, np.int64)
+    rows = _spans(row_start // _NH, lens, ctx_order)
+    out_order = np.argsort(new[G:])  # the outcomes' old numbers (less G) in their new order
+    fs = np.asarray(c["fin_start"], np.int64)
+    fin_take = _spans(fs, np.diff(fs), out_order)
+    fin_len = np.diff(fs)[out_order]
+    return dict(c, ctx_c=np.asarray(c["ctx_c"])[ctx_order],
+                row_start=np.concatenate([[0], np.cumsum(lens[ctx_order]) * _NH]).astype(np.int64),
+                trans=new[trans[rows]].astype(np.int32).ravel(),
+                lead_next=new[np.asarray(c["lead_next"], np.int64)].astype(np.int32),
+                fin_start=np.concatenate([[0], np.cumsum(fin_len)]).astype(np.int64).tolist(),
+                fin_cls=np.asarray(c["fin_cls"], np.int64)[fin_take].tolist(),
+                fin_w=np.asarray(c["fin_w"], np.float64)[fin_take].tolist())
 
 
 def nplayer_arrays(sol) -> dict:
@@ -386,13 +458,16 @@ def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.
     cols = np.asarray(dice.ORDER[sol.variant.ranking_index])
     phases = {}
     for ph, c in a["phases"].items():
+        c = renumbered(c, cols)
         # exact followers end after the count only: a row of NH per context (else one per throw count)
         exact = np.array_equal(c["row_start"], np.arange(c["G"] + 1) * _NH)
         phases[ph] = {"L": c["L"], "exact": c["exact"], "G": c["G"], "lvl": c["lvl"], "classes": c["classes"],
                       "ctx_c": _packed(c["ctx_c"]), "row_len": _NH if exact else 0,
                       "trans": _packed_rows(c["trans"].reshape(-1, _NH), cols, True),
                       "lead_next": c["lead_next"].ravel().tolist(),
-                      "fin_start": c["fin_start"], "fin_cls": c["fin_cls"], "fin_w": c["fin_w"]}
+                      # each outcome's mix: how many classes, which, their weights
+                      "fin_len": _packed(np.diff(c["fin_start"])), "fin_cls": _packed(c["fin_cls"]),
+                      "fin_w": _packed(np.asarray(c["fin_w"], np.float64))}
         if not exact:
             phases[ph]["row_start"] = _packed(c["row_start"])
         if ph in need:  # the leader's ends, per state of the phase in the order of "states"
@@ -410,7 +485,9 @@ def nplayer_data(sol, arrays: dict | None = None, lead_ends: Callable[[int], np.
     succ = [x.ravel() for x in a["succ"]]
     start = np.concatenate([[0], np.cumsum([len(x) for x in succ])])
     return {"players": sol.players, "objective": sol.objective, "tie": sol.tie, "steps": a["steps"],
-            "states": a["states"], "values": _packed(a["values"]), "consts": a["consts"],
+            # the states field by field (the pot of every state, then seat 0's tokens, ...): 8,260 states at 6 players
+            "states": _packed(np.asarray(a["states"], np.int64).T), "values": _packed(a["values"]),
+            "consts": a["consts"],
             "succ": _packed(np.concatenate(succ)), "succ_start": _packed(start), "phases": phases}
 
 

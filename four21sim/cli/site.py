@@ -18,16 +18,16 @@ from ._common import add_version, run
 PROG = "four21sim site"
 
 _EPILOG = """examples:
-  four21sim site --out table-site                 # Super 421, the game answer at 2 to 5 players: 2.2 MB, 10 files
+  four21sim site --out table-site                 # Super 421, the game answer at 2 to 6 players: 3.6 MB, 11 files
   four21sim site --out table-site --variants all  # every preset
-  four21sim site --out table-site --players 2,3,4,5,6   # the 6-player game answer too: 6.3 MB
+  four21sim site --out table-site --players 2,3,4   # the game answer at 2 to 4 players only: 0.8 MB
   four21sim site --out small --variants super421,classic --no-game
 
 Open DIR/index.html from the file system, or put DIR on any static host; to use it on a phone,
 serve it (python -m http.server in DIR, then the computer's address from the phone on the same
 Wi-Fi) or put it on a static host (GitHub Pages). A situation can be given in the address:
 index.html#variant=super421&role=follower&hand=631&throws=2&beat=611 (and &state=POT,MINE,THEIRS
-for the game answer; at 3 to 5 players &players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0
+for the game answer; at 3 to 6 players &players=4&seat=2&state=pot=0,t0=4,t1=2,t2=3,t3=2,leader=0
 as advise takes them). docs/site.md describes the address, the data files and their sizes.
 """
 
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{PAGE_GAME_PLAYERS[1]} (default: {','.join(map(str, GAME_PLAYERS))}; from 3, those whose "
                         "equilibrium ships; 6 adds about 4 MB: docs/site.md)")
     p.add_argument("--no-game", action="store_true",
-                   help="leave out the game answers (2 to 5 players): round answers only")
+                   help="leave out the game answers (2 to 6 players): round answers only")
     talk = p.add_mutually_exclusive_group()
     talk.add_argument("--quiet", action="store_true", help="print only the summary line")
     talk.add_argument("--verbose", action="store_true", help="print a line per step instead of one progress line")

@@ -242,17 +242,23 @@
     }
     return out;
   }
-  // site._packed_rows: the stored rows (each the zigzag steps along the columns `cols`, column by column)
+  // site._packed_rows: the stored rows, kept column by column (entry (r, h) at h * rows + r): each entry the
+  // step from the column before, less the same step of the row above (zigzag, site._escaped: one byte, 255
+  // meaning 255 plus the next of `esc`)
   async function unpackRows(o) {
-    const z = await unpack(o.steps);
+    const [small, esc] = await Promise.all([inflate(o.steps.z), unpack(o.steps.esc)]);
     const R = o.rows, W = o.width, cols = o.cols;
     const out = new Int32Array(R * W);
-    for (let r = 0; r < R; r++) {
-      let acc = 0;
-      for (let j = 0; j < W; j++) {
-        const v = z[j * R + r];
+    const x = new Int32Array(R); // each row's value at the column before
+    for (let j = 0, i = 0, k = 0; j < W; j++) {
+      const at = cols[j] * R;
+      let acc = 0; // the step of the row above, in this column
+      for (let r = 0; r < R; r++, i++) {
+        let v = small[i];
+        if (v === 255) v += esc[k++];
         acc += (v >>> 1) ^ -(v & 1);
-        out[r * W + cols[j]] = acc;
+        x[r] += acc;
+        out[at + r] = x[r];
       }
     }
     return out;
@@ -269,15 +275,25 @@
           const c = d.phases[ph];
           if (!phases[ph]) {
             // trans is rows of NH (a context's, or one per throw count of a follower who may stop: those of
-            // context g from first[g]); equal rows are stored once, `slots` says which stored row each is
+            // context g from first[g]); equal rows are stored once, `slots` says which stored row each is;
+            // kept column by column: hand h of stored row r at h * R + r
             const first = c.row_len ? Promise.resolve(Int32Array.from({ length: c.G }, (_, g) => g))
               : unpack(c.row_start).then((rs) => rs.map((x) => x / NH));
-            phases[ph] = Promise.all([unpack(c.ctx_c), first, unpack(c.trans.index), unpackRows(c.trans)])
-              .then(([ctx, fst, slots, trans]) => Object.assign({}, c, { ctx_c: ctx, first: fst, slots, trans }));
+            phases[ph] = Promise.all([unpack(c.ctx_c), first, unpack(c.trans.index), unpackRows(c.trans),
+                                      unpack(c.fin_len), unpack(c.fin_cls), unpack(c.fin_w)])
+              .then(([ctx, fst, slots, trans, flen, fcls, fw]) => {
+                const fs = new Int32Array(flen.length + 1);
+                for (let e = 0; e < flen.length; e++) fs[e + 1] = fs[e] + flen[e];
+                return Object.assign({}, c, { ctx_c: ctx, first: fst, slots, trans, R: c.trans.rows, fin_start: fs,
+                                              fin_cls: fcls, fin_w: fw });
+              });
             phases[ph].catch(() => { delete phases[ph]; });
           }
           return phases[ph];
         };
+        const flat = await unpack(d.states); // field by field: the pots, then seat 0's tokens, ...
+        const nS = flat.length / (d.players + 1);
+        const states = Array.from({ length: nS }, (_, i) => Array.from({ length: d.players + 1 }, (_, k) => flat[k * nS + i]));
         const values = await unpack(d.values);
         const X = new Float64Array(values.length + d.consts.length);
         X.set(values);
@@ -290,13 +306,13 @@
           if (!c.lead_ends) return null;
           if (!ends[ph]) {
             const pos = new Map();
-            d.states.forEach((t, i) => { if ((t[0] > 0) === (ph === "charge")) pos.set(i, pos.size); });
+            states.forEach((t, i) => { if ((t[0] > 0) === (ph === "charge")) pos.set(i, pos.size); });
             ends[ph] = unpack(c.lead_ends).then((U) => ({ pos, U, L: c.L }));
             ends[ph].catch(() => { delete ends[ph]; });
           }
           return ends[ph];
         };
-        return { n: d.players, states: d.states, index: new Map(d.states.map((t, i) => [t.join(","), i])), phase, X,
+        return { n: d.players, states, index: new Map(states.map((t, i) => [t.join(","), i])), phase, X,
                  leadEnds,
                  succ: await unpack(d.succ), start: await unpack(d.succ_start),
                  ST2: Int32Array.from(st.step2), ST1: Int32Array.from(st.step1), ST0: Int32Array.from(st.step0),
@@ -354,7 +370,7 @@
     return R;
   }
   // where context g's follower ends on h after f throws (the kernel's _follower_tix)
-  const endOf = (P, g, f, h) => P.trans[P.slots[P.first[g] + (P.exact ? 0 : f - 1)] * NH + h];
+  const endOf = (P, g, f, h) => P.trans[h * P.R + P.slots[P.first[g] + (P.exact ? 0 : f - 1)]];
   function roleOf(P, g) { let i = 1; while (g >= P.lvl[i]) i++; return i; }
 
   // the kernel's player_turn for context g (every component after the keep best for its role): vals[g]
@@ -369,19 +385,20 @@
     let level = work.a;
     let next = work.b;
     const kv = work.kv;
-    const last = P.slots[base + (exact ? 0 : c - 1)] * NH;
+    const rows = P.R;
+    const last = P.slots[base + (exact ? 0 : c - 1)];
     for (let h = 0; h < NH; h++) {
-      const x = trans[last + h] * K;
+      const x = trans[h * rows + last] * K;
       for (let j = 0; j < K; j++) level[h * K + j] = vals[x + j];
     }
     for (let made = c - 1; made > 0; made--) {
       keepValuesN(T, level, kv, K);
-      const row = exact ? 0 : P.slots[base + made - 1] * NH; // stopping (not for an exact follower): the ends after `made` throws
+      const row = exact ? 0 : P.slots[base + made - 1]; // stopping (not for an exact follower): the ends after `made` throws
       for (let h = 0; h < NH; h++) {
         let t0 = PKS[h];
         const t1 = PKS[h + 1];
         let src, best;
-        if (!exact) { src = trans[row + h]; best = vals[src * K + role]; src = -1 - src; }
+        if (!exact) { src = trans[h * rows + row]; best = vals[src * K + role]; src = -1 - src; }
         else { src = PK[t0]; best = kv[src * K + role]; t0++; }
         for (let t = t0; t < t1; t++) {
           const v = kv[PK[t] * K + role];
