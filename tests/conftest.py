@@ -96,7 +96,7 @@ def _say(config, text: str) -> None:
 
 
 # The default site, `four21sim site --out table-site` as the README and docs/site.md run it: some
-# 2 minutes (most of them the 5-player leader's values of 210 décharge states), which three test
+# 50 s (most of it the 6-player game's contexts), which three test
 # files need (the README's answer, the docs' example, the browser tests). Built once per suite run,
 # by the first worker to ask; the other waits for it and reads the same folder and output (the
 # pattern of pytest-xdist's docs, "making session-scoped fixtures execute only once"). Without

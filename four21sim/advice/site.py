@@ -33,22 +33,22 @@ from the n-player equilibrium's rounds (3 players and more):
     order, the first keep within 1e-12 of the best) and gives P(pay) of each keep as
     :func:`four21sim.exact.nplayer.keep_values` does. A follower's answer needs only the contexts after
     its own (milliseconds); the leader's needs every context of the phase: in a phase of more than
-    :data:`LEAD_CONTEXTS` contexts (the décharge at 4 players, 64,194, and 5, 289,422; solving the 4-player one
+    :data:`LEAD_CONTEXTS` contexts (the décharge at 4 players, 64,194, 5, 289,422, and 6; solving the 4-player one
     took 1.1 to 2.4 s with the CPU throttled 4x on a busy machine, ``experiments/site_game_timing.py``) the
     build stores the leader's values after each final hand per state instead
     (:func:`four21sim.exact.round_tables.lead_ends`, 168 numbers a state, 170 kB at 4 players). Arrays are
     stored as byte planes (:func:`_packed`), zlib-compressed, in base64, and ``trans`` smaller still
-    (:func:`_packed_rows`: equal rows once, the columns from the best hand to the worst, each row as steps);
-    the page inflates them with the browser's ``DecompressionStream``, a phase when first asked. The 5-player
-    décharge's ``trans``, 16 million entries, went from 5.4 MB deflated to 0.5 MB, and the whole 5-player
-    file from 12.4 MB to 1.3 MB (``experiments/site_data_sizes.py``; docs/site.md).
+    (:func:`renumbered`: contexts numbered in the order the level before names them; :func:`_packed_rows`:
+    equal rows once, the columns from the best hand to the worst, each row as steps less the row above's,
+    one byte each); the page inflates them with the browser's ``DecompressionStream``, a phase when first
+    asked. The 6-player décharge's ``trans``, 61 million entries, went from 30 MB deflated to 0.9 MB, and
+    the whole 6-player file from 41 MB to 1.9 MB (``experiments/site_data_sizes.py``; docs/site.md).
 
     Alternatives measured: the round's contexts rebuilt in the page from the hands' ranks would restate
     the rules (refused: the page holds no rule); the utilities after each outcome class stored per state
     as doubles (4 players: 174,000 numbers, 1.4 MB) instead of indices into 4,484 values; the leader's
     values stored for every state (charge too: 1.5 MB more at 4 players, where the charge's 9,912
-    contexts take 0.2 s; 2.4 MB at 5 players, whose charge's 26,544 contexts take 0.9 s). 6 players ships
-    no equilibrium yet (its data would likely take the site over 5 MB: docs/site.md).
+    contexts take 0.2 s; 2.4 MB at 5 players, whose charge's 26,544 contexts take 0.9 s).
 
 ``four21sim-site.json``
     the marker (:data:`MARKER`): the format and every file the build wrote. Only a folder holding it and

@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", metavar="LIST", default=None,
                    help=f"the table sizes with a game answer, comma-separated among {PAGE_GAME_PLAYERS[0]} to "
                         f"{PAGE_GAME_PLAYERS[1]} (default: {','.join(map(str, GAME_PLAYERS))}; from 3, those whose "
-                        "equilibrium ships; 6 adds about 4 MB: docs/site.md)")
+                        "equilibrium ships; 5 and 6 are most of the data: 0.8 and 1.9 MB, docs/site.md)")
     p.add_argument("--no-game", action="store_true",
                    help="leave out the game answers (2 to 6 players): round answers only")
     talk = p.add_mutually_exclusive_group()
