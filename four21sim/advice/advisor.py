@@ -329,7 +329,7 @@ def keep_order(h: int, options: dict) -> list[int]:
     """The keeps of ``options`` (keep -> P(win the game)) best first: the first of those within the
     solver's tie tolerance of the best in HAND_KEEPS order (stop, then more dice kept), then the others
     by value (equal values in HAND_KEEPS order)."""
-    from ..exact.two_player import KEEP_TIE
+    from ..exact.ties import KEEP_TIE
     order = [k for k in _HAND_KEEPS[h] if k in options]
     top = max(options.values())
     best = next(k for k in order if options[k] >= top - KEEP_TIE)

@@ -28,11 +28,11 @@ The outcome of a round is judged by the solver's round table
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
+from ..exact.ties import KEEP_TIE, tolerance
 from ..rules import dice
 from ..rules import kernel as R
 
@@ -43,7 +43,7 @@ NEAR_TIE = 0.0025
 """Keeps closer than this to the best on a measure (0.25 percentage point of a
 probability, 0.0025 token of an expected value) are a near-tie: a difference a
 player cannot feel over a night of play."""
-GAME_TIE = 1e-12  # the 2-player solver's tie tolerance (two_player.KEEP_TIE)
+GAME_TIE = KEEP_TIE  # the solvers' tie tolerance (exact/ties.py)
 KEEP_ORDER = "the keep order (stop, then more dice kept, then higher dice)"
 """How the game answer's tie rule (:func:`four21sim.advice.advisor.keep_order`) is said: of keeps equal on
 the game, the first in this order."""
@@ -291,8 +291,8 @@ def _tie_words(keeps: list, tol, objective: str, measure: str) -> str:
 
 
 def round_tol(keeps) -> float:
-    """The round's tie tolerance: 0 between exact fractions, 1e-12 between floats."""
-    return 0 if all(isinstance(k.value, (Fraction, int)) for k in keeps) else 1e-12
+    """The round's tie tolerance: 0 between exact fractions, :data:`GAME_TIE` between floats (``ties.tolerance``)."""
+    return tolerance([k.value for k in keeps])
 
 
 def _part_words(name: str, g: Stakes, r: Stakes, phase: str) -> str:

@@ -521,7 +521,7 @@ def _throw_table() -> dict:
 def manifest(variants: dict[str, Variant], games: dict[str, dict]) -> dict:
     """The site's index: hands, keeps (in ``dice.HAND_KEEPS`` order) and their labels, the throw table, the
     table sizes, and one entry per variant."""
-    from ..exact.two_player import KEEP_TIE
+    from ..exact.ties import KEEP_TIE
     keeps = [[[int(k), dice.keep_label(h, int(k)), bool(k == dice.FULL_KEEP + h)] for k in dice.keeps_of(h)]
              for h in range(_NH)]
     return {"generator": f"four21sim {__version__}", "hands": [dice.hand_name(h) for h in range(_NH)],

@@ -40,7 +40,8 @@ import numpy as np
 from .._util.jit import JIT, njit
 from ..rules import dice
 from ..rules import kernel as R
-from ._two_player_kernels import _P0, KEEP_TIE
+from ._two_player_kernels import _P0
+from .ties import KEEP_TIE, TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST  # noqa: F401  (all read by the kernels)
 
 _NH = dice.N_HANDS
 _FULL = dice.FULL_KEEP
@@ -670,13 +671,10 @@ def _keep_values(level, kv, K):
                          + kv[_STEP0[4], j] + kv[_STEP0[5], j]) * _SIXTH
 
 
-# Tie orders: which keep a player takes among those within KEEP_TIE of its best, as the kernels
-# read them (``nplayer.TIE_ORDERS`` names them in this order). TIE_FIRST is the sequential scan in
-# HAND_KEEPS order that the 2-player solver uses (a later keep replaces the one held only if it is
-# better by more than KEEP_TIE); the others take the largest value first, then among the keeps
-# within KEEP_TIE of it the last in HAND_KEEPS order, or the one best (worst) for the next player
-# in playing order (component ``sec``), ties in that within KEEP_TIE to the earlier keep.
-TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST = 0, 1, 2, 3
+# Tie orders (ties.py states them): TIE_FIRST is the sequential scan in HAND_KEEPS order that the
+# 2-player solver uses; the others take the largest value first, then among the keeps within
+# KEEP_TIE of it the last in HAND_KEEPS order, or the one best (worst) for the next player in
+# playing order (component ``sec``).
 
 
 @njit(inline="always", **JIT)

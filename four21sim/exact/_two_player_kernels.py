@@ -12,6 +12,7 @@ import numpy as np
 from .._util.jit import JIT, njit
 from ..rules import dice
 from ..rules import kernel as R
+from .ties import KEEP_TIE
 
 _NH = dice.N_HANDS
 _FULL = dice.FULL_KEEP
@@ -24,9 +25,6 @@ _KT_PROB = np.ascontiguousarray(
     dice.KT_COUNT / dice.KT_DENOM[np.repeat(np.arange(dice.N_KEEPS), np.diff(dice.KT_START))])
 _P0 = np.ascontiguousarray(dice.THROW_COUNTS[0] / 216.0)
 
-# Keeps whose values differ by less than this are ties, settled by the order of
-# dice.HAND_KEEPS (stop, then more dice kept): exact ties then never depend on rounding.
-KEEP_TIE = 1e-12
 
 
 

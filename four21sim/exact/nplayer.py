@@ -77,26 +77,13 @@ from . import _nplayer_game as NG
 from . import _nplayer_kernels as NK
 from . import store
 from .checkpoint import Checkpoint
+from .ties import TIE_ORDERS, check_tie
 
 __all__ = ["OBJECTIVES", "TIE_ORDERS", "MAX_PLAYERS", "ANSWER_PLAYERS", "MAX_TOKENS", "NSolution", "BestResponse",
            "solve", "evaluate", "verify", "to_arrays", "from_arrays", "verify_entry", "ENTRY_FIELDS", "tie_spread",
            "check_players", "check_objective", "check_tokens", "check_tie", "keep_values", "in_play", "FIRST_SOLVE"]
 
 OBJECTIVES = ("pay", "win")
-TIE_ORDERS = ("first", "last", "next-best", "next-worst")
-"""Which keep a player takes among those within 1e-12 of its best (``KEEP_TIE``):
-
-- ``first``: the scan in ``dice.HAND_KEEPS`` order keeps the keep it holds unless a later one is
-  better by more than 1e-12 (the 2-player solver's rule, the package's everywhere: the default);
-- ``last``: the last in ``dice.HAND_KEEPS`` order of the keeps within 1e-12 of the largest value;
-- ``next-best``, ``next-worst``: among those, the one best (worst) for the *next player*, the
-  next in playing order of the round who is in play (role i + 1, and after the last follower
-  the leader), ties in that within 1e-12 to the earlier keep.
-
-In that order the kernels number them (``_nplayer_kernels.TIE_FIRST``, ...). Every order is
-the same for every seat (it reads roles, not seats). A best reply (the certificate's, or a
-seat's against others) takes its own ties to the earlier keep: only its own value, the same
-within 1e-12 for every choice, depends on them."""
 MAX_PLAYERS = 8
 """The solver's reach: 2 to 8 players (:func:`solve`, ``exact.solve``, ``four21sim solve``), within
 :data:`MAX_TOKENS`."""
@@ -130,13 +117,6 @@ def check_objective(objective) -> str:
     if objective not in OBJECTIVES:
         raise ValueError(f"objective: {objective!r} is not allowed; allowed: {', '.join(OBJECTIVES)}")
     return objective
-
-
-def check_tie(tie) -> int:
-    """The tie order's number as the kernels read it (ValueError naming what is allowed)."""
-    if not isinstance(tie, str) or tie not in TIE_ORDERS:
-        raise ValueError(f"tie: {tie!r} is not allowed; allowed: {', '.join(TIE_ORDERS)}")
-    return TIE_ORDERS.index(tie)
 
 
 def check_tokens(variant: Variant, n: int) -> None:

@@ -40,6 +40,7 @@ import numpy as np
 
 from .._util.checks import check_int, shown
 from ..rules import dice
+from .ties import first_within
 
 __all__ = ["OBJECTIVES", "ADVICE_OBJECTIVES", "FOLLOWER_RULES", "TurnOdds", "turn_odds", "keep_advice", "Keep",
            "reward_vector", "LeaderRound", "leader_round", "MAX_THROWS_LEFT"]
@@ -50,7 +51,6 @@ ADVICE_OBJECTIVES = OBJECTIVES + ("round",)
 leader (:func:`leader_round`)."""
 FOLLOWER_RULES = ("at_most", "exact")
 MAX_THROWS_LEFT = 2
-_FLOAT_TIE = 1e-12
 _THROWING = range(dice.N_KEEPS - dice.N_HANDS)
 _OUT_OF = 6 ** 3
 # Each throwing keep's outcomes as (hand, count out of 6**3): exact expectations are sums of
@@ -198,7 +198,7 @@ def solve_turn(reward: list, followers: str = "at_most", exact: bool = False) ->
                 top = options[best]
             else:
                 top = max(options.values())
-                best = next(k for k, v in options.items() if v >= top - _FLOAT_TIE)
+                best = first_within(options)
             cur.append(top)
             cur_keeps.append(options)
             cur_best.append(best)

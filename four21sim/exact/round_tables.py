@@ -24,7 +24,8 @@ import numpy as np
 
 from . import _nplayer_game as NG
 from . import _nplayer_kernels as NK
-from ._two_player_kernels import _P0, KEEP_TIE
+from ._two_player_kernels import _P0
+from .ties import KEEP_TIE
 
 __all__ = ["dice_steps", "phase_contexts", "successor_index", "round_arrays", "lead_ends"]
 

@@ -37,12 +37,13 @@ from ..rules import dice
 from ..rules import kernel as R
 from ..rules.variants import Variant
 from . import _two_player_kernels as SK
+from . import ties
 
 __all__ = ["Solution", "solve", "evaluate", "round_table", "check_state", "leader_keep_values", "follower_keep_values",
            "throw_values", "MAX_SOLVER_TOKENS", "KEEP_TIE"]
 
 MAX_SOLVER_TOKENS = 60
-KEEP_TIE = SK.KEEP_TIE  # keeps within this of the best are ties: the first in HAND_KEEPS order wins
+KEEP_TIE = ties.KEEP_TIE  # keeps within this of the best are ties: the first in HAND_KEEPS order wins (ties.py)
 
 
 def throw_values(next_values: np.ndarray) -> np.ndarray:

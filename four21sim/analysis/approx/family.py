@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..._util.checks import check_int
 from ...exact import odds
+from ...exact.ties import first_within
 from ...policies import HABITS, Policy, compile_policy, median_hand, table_policy
 from ...policies.heuristics import beat_reward, follower_rows, threshold_leader
 from ...rules import dice
@@ -125,8 +126,7 @@ def _round_leader_rows(variant: Variant, limit: int) -> np.ndarray:
     for made in range(1, limit):
         for h in range(dice.N_HANDS):
             options = lr.keep_values[made][h]  # in dice.HAND_KEEPS order: the first of equal best wins
-            top = max(options.values())
-            out[limit - made - 1, h] = next(k for k, v in options.items() if v >= top - 1e-12)
+            out[limit - made - 1, h] = first_within(options)
     return out
 
 
