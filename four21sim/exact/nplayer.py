@@ -1,4 +1,4 @@
-"""The exact game for 2 to 8 players: an equilibrium with its certificate, and exact best responses.
+r"""The exact game for 2 to 8 players: an equilibrium with its certificate, and exact best responses.
 
 Each round is a game of perfect information: the leader chooses when to stop and
 what to keep (and so the count); each follower in turn sees the hands before it.
@@ -48,6 +48,48 @@ the profile's keeps, also after a deviation), solved by policy
 iteration: the exploitability is the largest gain of one player deviating alone,
 from the start and from any state. After a converged iteration its first décharge pass is
 not run where a bound proves it would find nothing (``_first_pass_ends``).
+
+In formulas
+-----------
+For a state :math:`s` (the pot and every role's tokens) and a role :math:`j`, :math:`V_j(s)`
+is role j's utility. A round from :math:`s` under a profile :math:`\sigma` (every role's keeps
+in every context) ends in outcome :math:`o` (who loses, who wins, what is paid) with
+probability :math:`P_\sigma(o \mid s)`, leading to state :math:`s'(s, o)`, where role j of s
+holds role :math:`\pi_{s,o}(j)`, or ending the game with utility :math:`u_j(s, o)`. The values
+of :math:`\sigma` solve
+
+.. math::
+
+    V_j(s) = \sum_o P_\sigma(o \mid s)\, \bigl[u_j(s, o) \text{ if the game ends, else }
+             V_{\pi_{s,o}(j)}(s'(s, o))\bigr],
+
+a sparse linear system in the décharge (it can return to a state), solved state by state by
+increasing pot in the charge. A round is solved by backward induction: the last follower's
+turn first, in each of its contexts, then each earlier role; in a turn, with :math:`U_j(h)`
+what role j gets when the player (role r) ends on hand :math:`h` and :math:`q(h' \mid k)` the
+chance that keep :math:`k` throws into :math:`h'`, the values before the last throw are
+:math:`U_j(h) \leftarrow \sum_{h'} q(h' \mid k^*(h))\, U_j(h')` where
+:math:`k^*(h) = \arg\max_{k \in K(h)} \sum_{h'} q(h' \mid k)\, U_r(h')` (ties by
+:mod:`four21sim.exact.ties`; stopping, for a leader, is a keep worth :math:`U(h)`), and so on
+to the first throw, :math:`\sum_h q(h \mid \varnothing)\, U_j(h)`. The equilibrium is a
+profile that is its own best reply round by round against its own values: the *Bellman
+residual* :math:`\max_{s,j} |T_\sigma V - V|` of a décharge pass is at most ``tol``.
+
+The *exploitability* is the largest gain of one role deviating alone, the others keeping
+:math:`\sigma`'s keeps (also after the deviation):
+
+.. math::
+
+    \varepsilon = \max_{j} \bigl[ W_j(s_0) - V_j(s_0) \bigr], \qquad
+    \varepsilon_{\text{any}} = \max_{s, j} \bigl[ W_j(s) - V_j(s) \bigr],
+
+with :math:`W_j` role j's exact best-response value (policy iteration, the others fixed) and
+:math:`s_0` the start. The certificate's first décharge pass from :math:`W = V` is skipped
+when :math:`\rho + 2 \max_s |V(s) - B(s)| + \max |W^{<n} - V^{<n}| \le \text{tol} / 2`
+(:math:`\rho` the profile's last residual, :math:`B` the values its last keeps were chosen
+against, :math:`W^{<n}, V^{<n}` those of the games of fewer players): a best reply moves by
+at most what the values after it move, so that pass would find :math:`W = V` and end the
+iteration (``_first_pass_ends`` gives the rounding margin).
 
 Best responses to a table
 -------------------------
