@@ -33,8 +33,7 @@ def _needed(sol) -> list[int]:
 
 
 def test_the_page_needs_them_at_4_and_5_players_and_they_ship_there():
-    # the default site's sizes above 3 (the 3-player rounds are small enough for the page to solve), and 6
-    # (--players 6)
+    # the default site's sizes above 3: 4, 5 and 6 (the 3-player rounds are small enough for the page to solve)
     assert {"super421-4p-pay-first.lead.npz", "super421-5p-pay-first.lead.npz",
             "super421-6p-pay-first.lead.npz"} <= set(SHIPPED)
     for name in SHIPPED:
