@@ -88,8 +88,8 @@ def _store(entries: list[dict], meta: dict | None) -> dict:
     merged = {_key(e): e for e in old["entries"]}
     for e in entries:
         merged[_key(e)] = {**e, "run": meta}
-    from four21sim.exact.nplayer import TIE_ORDERS
-    rows = sorted(merged.values(), key=lambda e: (str(e["preset"]), e["players"], TIE_ORDERS.index(e["tie"])))
+    from four21sim.exact.ties import ALL_TIES
+    rows = sorted(merged.values(), key=lambda e: (str(e["preset"]), e["players"], ALL_TIES.index(e["tie"])))
     data = {"entries": rows, "ranges": ranges(rows)}
     JSON.write_text(json.dumps(data, indent=1) + "\n")
     return data
@@ -166,7 +166,13 @@ def report(data: dict) -> str:
              "(`four21sim.exact.nplayer.TIE_ORDERS`): *first* (the default: the scan in `dice.HAND_KEEPS` "
              "order keeps the earlier keep), *last* (the last in that order of the keeps within 1e-12 of the "
              "best), *next-best* / *next-worst* (among those, the keep best / worst for the next player in "
-             "playing order). Every profile is certified by exact best responses: *exploitability* is the most "
+             "playing order); and the selection rules of a fixed role (`four21sim.exact.ties.ROLE_ORDERS`): "
+             "*favour-r* / *disfavour-r*, among those the keep best / worst for role r (0: the round's leader, "
+             "1: the first follower, ...; the solver's states are by role, so a rule favours a role, not a "
+             "seat). Each gives a certified equilibrium, so the range of a seat's P(pay) over the rules solved "
+             "is a **lower bound** on how far that seat's P(pay) moves between the game's equilibria: other "
+             "equilibria, selected otherwise, may lie outside it. Every profile is certified by exact best "
+             "responses: *exploitability* is the most "
              "one player gains by deviating alone, from the start (*any state*: from every state). Seat 0 leads "
              "the first round. *Drinks*: a seat paying with probability P at a table of n pays n P − 1 drinks "
              "a game beyond its share (negative: saves).", ""]
@@ -184,7 +190,8 @@ def report(data: dict) -> str:
                            f"{r['exploitability_any_state']:.1e} | {'yes' if r['converged'] else 'NO'} | "
                            f"{r['iterations']} | {r['seconds']:.1f} | {r['certificate_seconds']:.1f} | "
                            f"{max(r['load_average']):.1f} |")
-        lines += ["", "Range over the tie orders solved (" + ", ".join(rg["ties"]) + ")"
+        lines += ["", "Range over the tie orders and rules solved (" + ", ".join(rg["ties"]) + "): at least this "
+                  "much, not more is known"
                   + (f"; the default's row is the equilibrium {rg['default_from']} holds "
                      "(experiments/nplayer_sizes.py), not solved again here" if "default_from" in rg else "")
                   + ":", "",
@@ -252,6 +259,7 @@ def check(args) -> int:
 
 def main(argv=None) -> int:
     from four21sim.exact.nplayer import TIE_ORDERS
+    from four21sim.exact.ties import check_tie
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--players", default="4")
@@ -265,6 +273,11 @@ def main(argv=None) -> int:
     p.add_argument("--n", type=int, help=argparse.SUPPRESS)
     p.add_argument("--tie", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    for tie in args.ties.split(","):
+        try:
+            check_tie(tie)
+        except ValueError as exc:
+            p.error(f"--ties: {exc}")
     if args.one:
         print(json.dumps(one(args.one, args.n, args.tie)))
         return 0

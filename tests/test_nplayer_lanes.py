@@ -8,7 +8,7 @@ The lanes only reorder the work; every sum and comparison is the same, so the th
 bit for bit: utilities, outcome distributions, every keep, the certificate's best replies.
 The utilities after the round are drawn on a coarse grid (multiples of 1/4), so that many
 keeps tie exactly and the tie order is exercised, and at random (ties within KEEP_TIE apart).
-Every tie order (``nplayer.TIE_ORDERS``) is written twice too (``NK._best_tied``, scalar, and
+Every tie order (``nplayer.TIE_ORDERS``, and two of ``ties.ROLE_ORDERS``) is written twice too (``NK._best_tied``, scalar, and
 ``NK._choose_tied_on_lanes``): each is run on the grid of ties, and the default at random too.
 """
 
@@ -41,6 +41,8 @@ CASES = [
 TIE_CASES = (CASES[0], CASES[2])
 PARAMS = [(*c, coarse, tie) for c in CASES for coarse in (True, False) for tie in TIE_ORDERS
           if (c[2] < 4 or coarse) and (coarse or tie == "first") and (tie == "first" or c in TIE_CASES)]
+# the selection rules of a fixed role (ties.ROLE_ORDERS: the component and sign read at run time), once each way
+PARAMS += [(*CASES[0], True, tie) for tie in ("favour-1", "disfavour-0")]
 
 
 def _utilities(rng, shape, coarse: bool) -> np.ndarray:

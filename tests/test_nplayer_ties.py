@@ -52,7 +52,9 @@ def _rule(tie: str, order: list[int], u: dict, role: int, nxt: int) -> int | Non
     tied = [k for k in order if u[k][role] >= top - TIE]
     if tie == "last":
         return tied[-1]
-    sign = 1.0 if tie == "next-best" else -1.0
+    if tie.startswith(("favour-", "disfavour-")):  # a fixed role's utility (modulo the players)
+        nxt = int(tie.split("-")[1]) % len(u[order[0]])
+    sign = 1.0 if tie in ("next-best",) or tie.startswith("favour-") else -1.0
     bk, score = tied[0], sign * u[tied[0]][nxt]
     for k in tied[1:]:
         if abs(sign * u[k][nxt] - (score + TIE)) < 1e-14:
@@ -62,7 +64,12 @@ def _rule(tie: str, order: list[int], u: dict, role: int, nxt: int) -> int | Non
     return bk
 
 
-@pytest.mark.parametrize("tie", TIE_ORDERS)
+SITUATIONS = ((0, (), ()), (1, (17,), (2,)), (1, (40,), (1,)), (2, (3, 30), (2, 2)))
+# where a fixed role's favour decides (the situations above do not meet such a tie)
+MORE = ((1, (5,), (3,)), (1, (20,), (3,)), (2, (0, 13), (3, 3)), (2, (11, 26), (3, 3)), (2, (22, 39), (3, 3)))
+
+
+@pytest.mark.parametrize("tie", [*TIE_ORDERS, "favour-1", "disfavour-0", "favour-4"])
 def test_each_keep_is_the_one_its_tie_order_defines(tie):
     """Every decision of the leader and of some followers in every round of a 3-player game:
     the keep taken is the one the definition picks from the keeps' values."""
@@ -70,7 +77,7 @@ def test_each_keep_is_the_one_its_tie_order_defines(tie):
     sol = solve(v, 3, tie=tie)
     checked = ties_met = 0
     for pot, toks in sol.states:
-        for role, hands, throws in ((0, (), ()), (1, (17,), (2,)), (1, (40,), (1,)), (2, (3, 30), (2, 2))):
+        for role, hands, throws in SITUATIONS + (MORE if tie not in TIE_ORDERS else ()):
             limit = (v.charge_throws if pot else v.decharge_throws) if role == 0 else throws[0]
             for made in range(1, limit):
                 for hand in range(dice.N_HANDS):

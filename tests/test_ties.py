@@ -40,8 +40,11 @@ def test_exact_fractions_tie_only_when_equal():
 def test_a_tie_order_is_named_or_refused_in_one_line():
     assert [ties.check_tie(t) for t in ties.TIE_ORDERS] == [ties.TIE_FIRST, ties.TIE_LAST, ties.TIE_NEXT_BEST,
                                                            ties.TIE_NEXT_WORST] == [0, 1, 2, 3]
-    with pytest.raises(ValueError, match=r"tie: 'best' is not allowed; allowed: first, last, next-best, next-worst"):
-        ties.check_tie("best")
+    assert ties.check_tie("favour-0") == 4 and ties.check_tie("disfavour-0") == 5 and ties.check_tie("favour-2") == 8
+    for bad in ("best", "favour-8", "favour--1", "favour"):
+        with pytest.raises(ValueError, match=rf"tie: '{bad}' is not allowed; allowed: first, last, next-best, "
+                                             r"next-worst, or favour-R or disfavour-R for a role R from 0 to 7"):
+            ties.check_tie(bad)
 
 
 def test_the_solvers_the_advisor_and_the_page_read_the_one_tolerance():

@@ -41,7 +41,7 @@ from .._util.jit import JIT, njit
 from ..rules import dice
 from ..rules import kernel as R
 from ._two_player_kernels import _P0
-from .ties import KEEP_TIE, TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST  # noqa: F401  (all read by the kernels)
+from .ties import KEEP_TIE, TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST, TIE_ROLE  # noqa: F401
 
 _NH = dice.N_HANDS
 _FULL = dice.FULL_KEEP
@@ -674,7 +674,24 @@ def _keep_values(level, kv, K):
 # Tie orders (ties.py states them): TIE_FIRST is the sequential scan in HAND_KEEPS order that the
 # 2-player solver uses; the others take the largest value first, then among the keeps within
 # KEEP_TIE of it the last in HAND_KEEPS order, or the one best (worst) for the next player in
-# playing order (component ``sec``).
+# playing order or for a fixed role (component ``sec``: _tie_sec, sign: _tie_sign).
+
+
+@njit(inline="always", **JIT)
+def _tie_sec(tie, role, m):
+    """The component a tie order reads among the chooser's ties (role ``role`` of ``m``): the next
+    role's for TIE_NEXT_BEST and TIE_NEXT_WORST, role r's (modulo m) for favour-r and disfavour-r."""
+    if tie >= TIE_ROLE:
+        return ((tie - TIE_ROLE) // 2) % m
+    return (role + 1) % m
+
+
+@njit(inline="always", **JIT)
+def _tie_sign(tie):
+    """+1 where a tie order takes the keep best for its component, -1 the worst."""
+    if tie == TIE_NEXT_WORST or (tie >= TIE_ROLE and (tie - TIE_ROLE) % 2 == 1):
+        return -1.0
+    return 1.0
 
 
 @njit(inline="always", **JIT)
@@ -715,7 +732,7 @@ def _best_tied(h, comp, first, stop_row, kv, vals, tie, sec, k0, v0, t0):
         v = kv[_PK[t], comp]
         top = v if v > top else top
     floor = top - KEEP_TIE
-    sign = -1.0 if tie == TIE_NEXT_WORST else 1.0
+    sign = _tie_sign(tie)
     bk = k0
     s0 = vals[stop_row, sec] if first == 0 else kv[k0, sec]
     score = sign * s0 if v0 >= floor else -np.inf
@@ -772,7 +789,7 @@ def _decide_all(made, tix, first, role, Kp, K, act, table, kv, vals, new, dec, s
     own value, the same within KEEP_TIE, depends on them). With a ``spread`` array of one
     entry, the tie order's weight is measured (:func:`_tie_spread`).
     """
-    sec = (role + 1) % Kp if Kp > 0 else 0
+    sec = _tie_sec(tie, role, Kp) if Kp > 0 else 0
     for h in range(_NH):
         stop_row = tix[made - 1, h]
         bk = _best_by(h, role, first, stop_row, kv, vals, tie, sec) if Kp > 0 else -1
@@ -922,7 +939,7 @@ def _choose_tied_on_lanes(kv, k0, t0, t1, comp, best, bk, W, tie, sec):
     """:func:`_best_tied` on W lanes (``bk[0, w]``, ``best[0, w]``): the largest value first
     (``best[0]``), then the keep the tie order takes among those within KEEP_TIE of it, by
     its score (``best[2]``), the same comparisons in the same order."""
-    sign = -1.0 if tie == TIE_NEXT_WORST else 1.0
+    sign = _tie_sign(tie)
     for w in range(W):
         best[0, w] = kv[k0, comp, w]
     for t in range(t0, t1):
@@ -1056,7 +1073,7 @@ def _level(lo, hi, role, exact, Kp, K, act, tables, fixed, ctx_c, ctx_target, ro
     if lanes and act == ACT_PROFILE and Kp == K and spread.shape[0] == 0:
         # dcomp as a plain int64, never a literal: one compiled _level_lanes for both callers
         _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(-1), dec, tie,
-                     (role + 1) % Kp)
+                     _tie_sec(tie, role, Kp))
         return
     level = np.empty((_NH, K))
     new = np.empty((_NH, K))
@@ -1406,9 +1423,9 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
             c = ctx_c[g]
             _follower_tix(g, c, exact, row_start, trans, tix)
             _turn_states(vals, tix, c, first, i, dcomp, K, level, kv, best, bk, dec, dev, g, vals[g], tie,
-                         (i + 1) % m)
+                         _tie_sec(tie, i, m))
     _turn_states(vals, lead_next, L, np.int64(0), np.int64(0), m if deviate else -1, K, level, kv, best, bk,
-                 lead_dec, lead_dev, np.int64(0), o, tie, 1 % m)
+                 lead_dec, lead_dev, np.int64(0), o, tie, _tie_sec(tie, np.int64(0), m))
     for w in range(nb):
         for j in range(m if deviate else K):
             out[b0 + w, j] = o[m + j if deviate else j, w]
@@ -1443,7 +1460,7 @@ def _decide_both(made, tix, first, role, m, K, kv, vals, new, dec, dev, tie):
     keep, but the deviator's own, after its keep. The profile's ties are broken by ``tie`` (as in
     the solve: the same keeps), the deviator's go to the earlier keep (only its own value, the same
     within KEEP_TIE, depends on them)."""
-    sec = (role + 1) % m
+    sec = _tie_sec(tie, role, m)
     for h in range(_NH):
         stop_row = tix[made - 1, h]
         bk = _best_by(h, role, first, stop_row, kv, vals, tie, sec)
@@ -1484,7 +1501,7 @@ def _level_both(lo, hi, role, exact, m, K, ctx_c, row_start, trans, vals, dec, d
     """:func:`_level` in the certificate's pass."""
     if lanes:
         _level_lanes(lo, hi, role, exact, K, ctx_c, row_start, trans, vals, dec, np.int64(m + role),
-                     dev, tie, (role + 1) % m)
+                     dev, tie, _tie_sec(tie, role, m))
         return
     first = 1 if exact else 0
     level = np.empty((_NH, K))

@@ -889,11 +889,12 @@ def solve(variant: Variant, players: int = 3, objective: str = "pay", *, against
         responses); the décharge also stops after ``stall`` iterations without a smaller residual.
     certify : bool
         Compute every role's best response (the exploitability). Without it ``gain`` is zero.
-    tie : {'first', 'last', 'next-best', 'next-worst'}
+    tie : {'first', 'last', 'next-best', 'next-worst', 'favour-R', 'disfavour-R'}
         Which keep a player takes among those within 1e-12 of its best (:data:`TIE_ORDERS`
-        defines them): each order gives its own equilibrium where the ties move the others'
-        values (docs/nplayer.md, "Ties"). Not with ``against`` (an :class:`NSolution` given
-        there plays its own order).
+        and :data:`four21sim.exact.ties.ROLE_ORDERS` define them: ``favour-R`` the keep best for
+        role R, 0 the round's leader): each order gives its own equilibrium where the ties move
+        the others' values (docs/nplayer.md, "Ties"). Not with ``against`` (an :class:`NSolution`
+        given there plays its own order).
 
     Returns
     -------

@@ -23,7 +23,12 @@ The n-player solver takes other orders too (:data:`TIE_ORDERS`, numbered as its 
 them): ``last``, the last in ``dice.HAND_KEEPS`` order of the keeps within KEEP_TIE of the
 largest value; ``next-best`` and ``next-worst``, among those the one best (worst) for the next
 player in playing order (role i + 1, after the last follower the leader), ties in that within
-KEEP_TIE to the earlier keep. Each selects an equilibrium; docs/equilibrium.md compares them.
+KEEP_TIE to the earlier keep. And one pair of *selection rules* per role r (:data:`ROLE_ORDERS`):
+``favour-r`` takes among those the keep best for role r (0 the round's leader, 1 the first
+follower, ...; in a game of m players in play, role r modulo m), ``disfavour-r`` the keep worst
+for it, ties in that within KEEP_TIE to the earlier keep. Each selects an equilibrium; the range
+of a seat's P(pay) over the rules solved is a lower bound on the spread of the game's equilibria
+(results/nplayer/TIE_ORDERS.md).
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-__all__ = ["KEEP_TIE", "TIE_ORDERS", "TIE_FIRST", "TIE_LAST", "TIE_NEXT_BEST", "TIE_NEXT_WORST", "check_tie",
-           "first_within", "tolerance"]
+__all__ = ["KEEP_TIE", "TIE_ORDERS", "ROLE_ORDERS", "ALL_TIES", "TIE_FIRST", "TIE_LAST", "TIE_NEXT_BEST",
+           "TIE_NEXT_WORST", "TIE_ROLE", "check_tie", "first_within", "tolerance"]
 
 KEEP_TIE = 1e-12
 """Two keeps whose values differ by at most this are a tie."""
@@ -42,12 +47,21 @@ TIE_ORDERS = ("first", "last", "next-best", "next-worst")
 
 TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST = range(len(TIE_ORDERS))
 
+MAX_ROLES = 8
+ROLE_ORDERS = tuple(f"{way}-{r}" for r in range(MAX_ROLES) for way in ("favour", "disfavour"))
+"""The selection rules favouring and disfavouring each role (module docstring): ``favour-0``,
+``disfavour-0``, ``favour-1``, ... The kernels number them after :data:`TIE_ORDERS`: ``favour-r`` is
+``TIE_ROLE + 2 r``, ``disfavour-r`` one more."""
+TIE_ROLE = len(TIE_ORDERS)
+ALL_TIES = TIE_ORDERS + ROLE_ORDERS
+
 
 def check_tie(tie) -> int:
     """The tie order's number as the kernels read it (ValueError naming what is allowed)."""
-    if not isinstance(tie, str) or tie not in TIE_ORDERS:
-        raise ValueError(f"tie: {tie!r} is not allowed; allowed: {', '.join(TIE_ORDERS)}")
-    return TIE_ORDERS.index(tie)
+    if not isinstance(tie, str) or tie not in ALL_TIES:
+        raise ValueError(f"tie: {tie!r} is not allowed; allowed: {', '.join(TIE_ORDERS)}, or favour-R or "
+                         f"disfavour-R for a role R from 0 to {MAX_ROLES - 1}")
+    return ALL_TIES.index(tie)
 
 
 def first_within(options: Mapping, tol: float = KEEP_TIE):
