@@ -209,11 +209,14 @@ def _tie_ranges() -> list[str]:
     data = json.loads(path.read_text())
     lines = ["## Over tie orders", "",
              "The equilibria above take ties (keeps within 1e-12 for the player choosing) to the first keep "
-             "of `dice.HAND_KEEPS` order. Under other tie orders the solver finds other certified "
+             "of `dice.HAND_KEEPS` order. Under other tie orders, and under the rules favouring or disfavouring "
+             "a role among a player's ties, the solver finds other certified "
              "equilibria (the last column: the largest gain of a deviation over the orders, from any state); "
              "every seat's P(pay), "
              "and its drinks a game beyond its share (n P − 1), least to most over the orders solved "
-             "(the rows per order, and the orders' definitions: [TIE_ORDERS.md](TIE_ORDERS.md)):", "",
+             "(the rows per order, and the orders' definitions: [TIE_ORDERS.md](TIE_ORDERS.md)). Each range "
+             "is a lower bound on how far the game's equilibria spread: at least this much; other selections "
+             "may lie outside it.", "",
              "| preset | players | tie orders | P(pay) by seat, least–most | drinks by seat, least to most "
              "| widest range (pp) | exploitability (most) |", "| --- " * 7 + "|"]
     for rg in data["ranges"]:

@@ -43,10 +43,12 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "nplayer"
 JSON = OUT / "tie_orders.json"
 PRESETS = ("super421", "super421-lebon")
-# An independent whole-game solver (value iteration, issue 39) on Super 421 at 4 players, 11
-# tokens: seat 0's and seat 2's P(pay) under its own tie rules ("first" and "last" keep of its
-# order). Quoted to compare, not computed here.
-INDEPENDENT = {("super421", 4): {"seat 0": (0.211133, 0.211138), "seat 2": (0.264239, 0.264241)}}
+# An independent whole-game solver (value iteration, issue 39) on Super 421, 11 tokens: at 4 players
+# seat 0's and seat 2's P(pay) under its own tie rules ("first" and "last" keep of its order); at 3
+# players seat 0's with every tie broken in favour of seat 0, or against it (issue 45). Quoted to
+# compare, not computed here.
+INDEPENDENT = {("super421", 4): {"seat 0": (0.211133, 0.211138), "seat 2": (0.264239, 0.264241)},
+               ("super421", 3): {"seat 0": (0.2858681, 0.2859998)}}
 
 
 def one(preset: str, players: int, tie: str) -> dict:
@@ -201,9 +203,10 @@ def report(data: dict) -> str:
                          f"{100 * s['p_pay_range']:.4f} | {s['drinks_min']:+.4f} to {s['drinks_max']:+.4f} |")
         ind = INDEPENDENT.get((preset, n))
         if ind:
-            lines += ["", "An independent whole-game solver (value iteration, issue 39) finds "
+            rules = ("every tie broken in favour of seat 0, or against it" if n == 3 else "its own two tie rules")
+            lines += ["", "An independent whole-game solver (value iteration, by seat) finds "
                       + "; ".join(f"{k} {_pct(lo, 4)}–{_pct(hi, 4)}" for k, (lo, hi) in ind.items())
-                      + " under its own two tie rules (quoted, not computed here): "
+                      + f" under {rules} (quoted, not computed here): "
                       + "; ".join(_against_range(k, lo, hi, rg) for k, (lo, hi) in ind.items()) + "."]
         lines.append("")
     lines += ["Montreal and classic are not solved here: their seats pay exactly 1/n under every "
@@ -222,6 +225,9 @@ def _against_range(label: str, lo: float, hi: float, rg: dict) -> str:
         return f"{label}'s lies {100 * (lo - top):.4f} to {100 * (hi - top):.4f} pp above its top"
     if hi < bottom:
         return f"{label}'s lies {100 * (bottom - hi):.4f} to {100 * (bottom - lo):.4f} pp below its bottom"
+    if lo <= bottom and hi >= top:
+        return (f"{label}'s contains the range, {100 * (hi - lo):.4f} pp wide against {100 * (top - bottom):.4f}: "
+                "selecting by seat spreads the equilibria further than these rules by role")
     return f"{label}'s overlaps the range"
 
 
@@ -273,6 +279,8 @@ def main(argv=None) -> int:
     p.add_argument("--n", type=int, help=argparse.SUPPRESS)
     p.add_argument("--tie", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    # solved, not read from the package's shipped equilibria (which hold no solve times or iterations)
+    os.environ["FOUR21SIM_SHIPPED"] = "off"
     for tie in args.ties.split(","):
         try:
             check_tie(tie)
