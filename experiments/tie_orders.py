@@ -117,12 +117,21 @@ def _default_of(preset: str, n: int) -> dict | None:
     return None
 
 
+CERTIFIED = 1e-12
+
+
+def certified(r: dict) -> bool:
+    """Whether a profile is an equilibrium as the ranges count them: its iteration converged and no player
+    gains more than :data:`CERTIFIED` by deviating alone, from any state."""
+    return bool(r.get("converged")) and r.get("exploitability_any_state", 1.0) < CERTIFIED
+
+
 def ranges(rows: list[dict]) -> list[dict]:
     """Per (preset, players): every seat's P(pay) and drinks, least and most over the tie orders solved
     (the default's from results/nplayer/nplayer.json where it was not solved here: ``default_from``)."""
     groups: dict = {}
     for r in rows:
-        if "seats" in r:
+        if "seats" in r and certified(r):
             groups.setdefault((r["preset"], r["players"]), []).append(r)
     out = []
     for (preset, n), rs in sorted(groups.items()):
@@ -186,7 +195,8 @@ def report(data: dict) -> str:
                     "| certificate s | load |", "| --- " * (n + 9) + "|"]
         shown = [r for r in rows if (r["preset"], r["players"]) == (preset, n) and "seats" in r]
         for r in ([rg["default"]] if "default" in rg else []) + shown:
-            tie = r["tie"] + (" (from nplayer.json)" if "source" in r else "")
+            tie = r["tie"] + (" (from nplayer.json)" if "source" in r else "") + (
+                "" if certified(r) else " (not certified: left out of the range)")
             lines.append(f"| {tie} | " + " | ".join(_pct(s["p_pay"], 5) for s in r["seats"])
                          + f" | {r['seats'][0]['drinks']:+.4f} | {r['exploitability']:.1e} | "
                            f"{r['exploitability_any_state']:.1e} | {'yes' if r['converged'] else 'NO'} | "
