@@ -8,8 +8,9 @@ The lanes only reorder the work; every sum and comparison is the same, so the th
 bit for bit: utilities, outcome distributions, every keep, the certificate's best replies.
 The utilities after the round are drawn on a coarse grid (multiples of 1/4), so that many
 keeps tie exactly and the tie order is exercised, and at random (ties within KEEP_TIE apart).
-Every tie order (``nplayer.TIE_ORDERS``, and two of ``ties.ROLE_ORDERS``) is written twice too (``NK._best_tied``, scalar, and
-``NK._choose_tied_on_lanes``): each is run on the grid of ties, and the default at random too.
+Every tie order (``nplayer.TIE_ORDERS``, and two of ``ties.ROLE_ORDERS``) is written twice
+too (``NK._best_tied``, scalar, and ``NK._choose_tied_on_lanes``): each is run on the grid of
+ties, and the default at random too.
 """
 
 from __future__ import annotations
