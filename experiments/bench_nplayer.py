@@ -14,7 +14,7 @@ best wall time. Printed: wall and CPU seconds of ``nplayer.solve`` (CPU: the pro
 both threads; a busy machine disturbs it less), the décharge and certificate iterations,
 the load average before each solve, and the largest difference between the two trees of
 every array of the solution (values, P(pay), win shares, expected rounds, best-response
-gains, basis, outcome distributions, the games of fewer players too) and, at 3 players,
+gains, basis, outcome distributions in each state's own form, the games of fewer players too) and, at 3 players,
 the number of engine-table entries (the decisions) that differ. The output is plain text to quote.
 """
 
@@ -70,7 +70,17 @@ def _solve(tree: Path, preset: str, n: int, out: Path, tokens: str = "-") -> dic
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def _differences(a_path: Path, b_path: Path) -> tuple[float, str, int]:
+def _canonical(preset: str, n: int, key: str, dist: np.ndarray) -> np.ndarray:
+    """The outcome distributions in each state's own form (``NG.canonical_dist``): the trees' contexts
+    (a phase's, or a pot's) may put a class of outcomes' probability on different triples."""
+    from four21sim import Variant
+    from four21sim.exact import _nplayer_game as NG
+    m = int(key[3:key.index(".")]) if key.startswith("sub") else n
+    game = NG.role_game(Variant.from_preset(preset), m)
+    return np.array([NG.canonical_dist(game, s, dist[s]) for s in range(len(dist))])
+
+
+def _differences(a_path: Path, b_path: Path, preset: str, n: int) -> tuple[float, str, int]:
     """(largest |difference| of the float arrays and where, engine-table entries that differ)."""
     a, b = np.load(a_path), np.load(b_path)
     if set(a.files) != set(b.files):
@@ -82,7 +92,8 @@ def _differences(a_path: Path, b_path: Path) -> tuple[float, str, int]:
         if k.startswith("table."):
             tables += int((a[k] != b[k]).sum())
             continue
-        d = float(np.abs(a[k] - b[k]).max(initial=0.0))
+        x, y = (_canonical(preset, n, k, a[k]), _canonical(preset, n, k, b[k])) if k.endswith("dist") else (a[k], b[k])
+        d = float(np.abs(x - y).max(initial=0.0))
         if d > worst:
             worst, where = d, k
     return worst, where, tables
@@ -128,7 +139,7 @@ def main(argv=None) -> int:
                     its = f"{r['iterations']}" + "".join(f"+{i}" for i in r["sub_iterations"].values())
                     print(f"{preset + ' ' + str(n) + 'p':<18} {name:<14} {r['wall']:7.1f} {r['cpu']:7.1f} {its:>5} "
                           f"{r['br_iterations']:>3} {r['load']:5.1f}")
-                worst, where, tables = _differences(tmp / "old.npz", tmp / "new.npz")
+                worst, where, tables = _differences(tmp / "old.npz", tmp / "new.npz", preset, n)
                 print(f"{'':<18} max |new - old| {worst:.2e} ({where}); engine-table entries that differ: "
                       f"{tables if n == 3 else '-'}")
         finally:

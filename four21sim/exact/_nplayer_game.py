@@ -138,28 +138,38 @@ def merged_outcomes(fw: Forward, lwp_class: np.ndarray) -> tuple[np.ndarray, lis
 
 
 def build_contexts(variant: Variant, m: int, phase: str, lwp_class: np.ndarray, lwp_rep: np.ndarray,
-                    labelled: bool) -> Contexts:
+                   labelled: bool) -> Contexts:
     """The contexts of :func:`forward_contexts`, merged backwards (``NK.minimise_level``).
 
     ``labelled``: contexts with different targets stay apart (table policies read them).
     """
+    return build_contexts_many(variant, m, phase, [(lwp_class, lwp_rep)], labelled)[0]
+
+
+def build_contexts_many(variant: Variant, m: int, phase: str, classes: list, labelled: bool) -> list:
+    """:func:`build_contexts` for each ``(lwp_class, lwp_rep)`` of ``classes``, from one
+    enumeration of the forward contexts (at 7 and 8 players it is dropped once they are merged,
+    and building it again costs minutes)."""
     fw = forward_contexts(variant, m, phase)
     rank = np.ascontiguousarray(dice.RANK[variant.ranking_index])
     exact = variant.followers == "exact"
-    nxt, finals = merged_outcomes(fw, lwp_class)
-    merged = []
-    for i in range(m - 2, -1, -1):
-        label = NK.targets(fw.rep_h[i], rank) if labelled else np.full(len(fw.counts[i]), -1, np.int64)
-        ids, starts, data = NK.minimise_level(fw.trans[i], fw.counts[i], label, nxt, exact)
-        first = np.unique(ids, return_index=True)[1]  # numbered in order of first appearance
-        merged.append((ids, starts, data, first))
-        nxt = ids
-    merged.reverse()
-    ct = _assemble(variant, m, phase, fw, merged, finals, lwp_rep, rank)
+    out = []
+    for lwp_class, lwp_rep in classes:
+        nxt, finals = merged_outcomes(fw, lwp_class)
+        merged = []
+        for i in range(m - 2, -1, -1):
+            label = NK.targets(fw.rep_h[i], rank) if labelled else np.full(len(fw.counts[i]), -1, np.int64)
+            ids, starts, data = NK.minimise_level(fw.trans[i], fw.counts[i], label, nxt, exact)
+            first = np.unique(ids, return_index=True)[1]  # numbered in order of first appearance
+            merged.append((ids, starts, data, first))
+            nxt = ids
+        merged.reverse()
+        out.append(_assemble(variant, m, phase, fw, merged, finals, lwp_rep, rank))
+        del merged
     if m > KEEP_FORWARD:
-        del fw, merged
+        del fw
         forward_contexts.cache_clear()
-    return ct
+    return out
 
 
 KEEP_FORWARD = 6
@@ -278,6 +288,35 @@ class Game:
         return 1.0 - part if objective == "pay" else part
 
 
+def canonical_dist(game: Game, s: int, d: np.ndarray) -> np.ndarray:
+    """State s's outcome distribution ``d[l, w, p]`` with the probability of every outcome on the
+    first (loser, winner, payout), in that order, that leads to the same (end or next state, roles,
+    shares) from s.
+
+    The round kernel puts an outcome class's probability on the class's first triple, and the
+    classes are those of the states its contexts serve (a phase, or a pot: :meth:`Rounds.contexts`),
+    so that two sets of contexts can spread one state's distribution differently; this form is
+    the state's alone (equal, to rounding, whatever contexts computed it)."""
+    n, P = game.n, game.P
+    rows = np.concatenate([game.ended[s].reshape(-1, 1), game.nxt[s].reshape(-1, 1), game.sub[s].reshape(-1, 1),
+                           game.perm[s].reshape(-1, n), game.shares[s].reshape(-1, 2 * n)], axis=1).astype(np.int64)
+    _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    out = np.zeros(n * n * P)
+    np.add.at(out, first[inv.ravel()], np.asarray(d, np.float64).ravel())
+    return out.reshape(n, n, P)
+
+
+def dist_difference(game: Game, states, a: np.ndarray, b: np.ndarray) -> float:
+    """The largest difference between the outcome distributions ``a[i]`` and ``b[i]`` of ``states[i]``,
+    in each state's own form (:func:`canonical_dist`; computed only where the arrays differ)."""
+    states = np.atleast_1d(np.asarray(states, np.int64))
+    worst = 0.0
+    for i in np.flatnonzero((a != b).reshape(len(states), -1).any(axis=1)).tolist():
+        s = int(states[i])
+        worst = max(worst, float(np.abs(canonical_dist(game, s, a[i]) - canonical_dist(game, s, b[i])).max()))
+    return worst
+
+
 def settle(variant: Variant, pots, toks, outs, leaders, P: int) -> dict:
     """Every outcome of every state by the rules kernel (``NK.settle_states``), as arrays."""
     Ns, n = toks.shape
@@ -343,13 +382,19 @@ def role_game(variant: Variant, m: int) -> Game:
                  st["ended"], nxt, sub, st["perm"], st["shares"], states)
 
 
-def lwp_classes(game: Game, m: int, phase: str) -> tuple[np.ndarray, np.ndarray]:
+def lwp_classes(game: Game, m: int, phase: str, pots=None) -> tuple[np.ndarray, np.ndarray]:
     """Outcome classes: (loser, winner, payout) triples after which every state of the phase
-    with m players goes on the same way (same end or next state, roles and shares).
+    with m players (and, with ``pots``, a pot among those) goes on the same way (same end or
+    next state, roles and shares).
 
     Returns ``lwp_class[l, w, p]`` (-1 unused) and ``lwp_rep[q]``, the first triple of class q.
+    Both depend only on how the triples fall into classes (numbered in the order of the triples):
+    two sets of states whose triples fall alike get equal arrays.
     """
-    where = np.flatnonzero((game.m == m) & ((game.pot > 0) == (phase == "charge")))
+    where = (game.m == m) & ((game.pot > 0) == (phase == "charge"))
+    if pots is not None:
+        where &= np.isin(game.pot, np.asarray(pots, np.int64))
+    where = np.flatnonzero(where)
     n, P = game.n, game.P
     lwp_class = np.full((n, n, P), -1, np.int64)
     reps: dict = {}
@@ -394,30 +439,88 @@ class Rounds:
     phase), work arrays kept between rounds."""
 
     def __init__(self, game: Game, labelled: bool = False, lanes: bool = True, side_by_side: bool | None = None,
-                 tie: int = NK.TIE_FIRST):
+                 tie: int = NK.TIE_FIRST, per_pot: bool = True):
         # lanes: the round kernel solves contexts side by side where it can (NK._level_lanes);
         # False runs them one at a time. side_by_side: where everyone plays the profile, states go
         # through the kernel NK._SW at a time (None: where that is cheaper and the work arrays
         # fit, see side_by_side_pays). The numbers are the same bit for bit (tests compare them).
         # tie: the profile's tie order (NK.TIE_FIRST, ...), an int64 at run time as K is.
+        # per_pot: a batch of charge states goes through the contexts of its pots alone (see
+        # key); False, through those of the whole phase, as before (the same values to rounding).
         self.game, self.labelled, self.lanes, self.side_by_side = game, labelled, lanes, side_by_side
         self.tie = np.int64(tie)
+        self.per_pot = per_pot
         self._ctx: dict = {}
+        self._by_classes: dict = {}
         self._buf: dict = {}
         self.seconds_contexts = 0.0
 
-    def contexts(self, m: int, phase: str) -> Contexts:
-        """The contexts of m players in play in the phase, built on first use."""
-        key = (m, phase)
+    def contexts(self, m: int, phase: str, pots: tuple | None = None) -> Contexts:
+        """The contexts of m players in play in the phase (with ``pots``, of its states with one of
+        those pots alone), built on first use.
+
+        A charge round pays at most the pot: with a small pot, payouts that differ elsewhere in the
+        phase lead to the same next state, so more contexts merge (Super 421 at 6 players: 9,420
+        contexts with a pot of 1, 61,992 over the phase; the charge's work divided by 3.3). Sets
+        of pots whose outcomes fall into the same classes share one set of contexts.
+        """
+        key = (m, phase, pots)
         if key not in self._ctx:
-            t0 = time.perf_counter()
-            cls, rep = lwp_classes(self.game, m, phase)
-            self._ctx[key] = build_contexts(self.game.variant, m, phase, cls, rep, self.labelled)
-            self.seconds_contexts += time.perf_counter() - t0
+            self.prepare(m, phase, [pots])
         return self._ctx[key]
+
+    def prepare(self, m: int, phase: str, pot_sets: list) -> None:
+        """Build the contexts of each entry of ``pot_sets`` (a tuple of pots, or None: the whole
+        phase) at once (:func:`build_contexts_many`: one forward enumeration for all)."""
+        t0 = time.perf_counter()
+        todo, wanted = [], []
+        for pots in pot_sets:
+            if (m, phase, pots) in self._ctx:
+                continue
+            cls, rep = lwp_classes(self.game, m, phase, pots)
+            ckey = (m, phase, cls.tobytes())
+            wanted.append(((m, phase, pots), ckey))
+            if ckey not in self._by_classes and all(ckey != k for k, _ in todo):
+                todo.append((ckey, (cls, rep)))
+        if todo:
+            built = build_contexts_many(self.game.variant, m, phase, [c for _, c in todo], self.labelled)
+            self._by_classes.update(zip([k for k, _ in todo], built))
+        for key, ckey in wanted:
+            self._ctx[key] = self._by_classes[ckey]
+        self.seconds_contexts += time.perf_counter() - t0
+
+    def key(self, states) -> tuple:
+        """The contexts of a batch of states (of one number of players in play and one phase, checked):
+        ``(m, phase, pots)``, ``pots`` the batch's pots in the charge (None with ``per_pot`` False, or in
+        the décharge)."""
+        states = np.atleast_1d(np.asarray(states, np.int64))
+        m = int(self.game.m[states[0]])
+        pot = self.game.pot[states]
+        charge = bool(pot[0] > 0)
+        if (self.game.m[states] != m).any() or ((pot > 0) != charge).any():
+            raise ValueError("rounds: a batch of states must have as many players in play and one phase")
+        pots = tuple(np.unique(pot).tolist()) if charge and self.per_pot else None
+        return m, "charge" if charge else "decharge", pots
+
+    def charge_sets(self, m: int) -> list:
+        """The pots of the charge one at a time (as :meth:`Game.charge_groups` batches them), or the
+        whole phase (``per_pot`` False): what :meth:`prepare` builds before a sweep of the charge."""
+        if not self.per_pot:
+            return [None]
+        pots = np.unique(self.game.pot[(self.game.m == m) & (self.game.pot > 0)])
+        return [(int(q),) for q in pots]
+
+    def _for(self, ct: Contexts) -> None:
+        # work arrays are kept for one set of contexts at a time: the charge's sets (one per pot)
+        # are used one after the other, and each thread's arrays for states side by side may
+        # take hundreds of megabytes
+        if self._buf.get("ct") is not ct:
+            self._buf.clear()
+            self._buf["ct"] = ct
 
     def buffers(self, ct: Contexts, K: int):
         """Work arrays of the round kernel, one set per thread."""
+        self._for(ct)
         key = (id(ct), K)
         if key not in self._buf:
             nt, E = numba.config.NUMBA_NUM_THREADS, ct.G + len(ct.fin_start) - 1
@@ -426,6 +529,7 @@ class Rounds:
 
     def keep_buffer(self, ct: Contexts):
         """A second array of keeps per thread (the certificate's deviators' keeps)."""
+        self._for(ct)
         key = (id(ct), "keeps")
         if key not in self._buf:
             self._buf[key] = np.zeros((numba.config.NUMBA_NUM_THREADS, ct.G, 2, _NH), np.int8)
@@ -435,6 +539,7 @@ class Rounds:
         """Work arrays of the kernel of states side by side, one set per thread: ``vals``, the
         keeps (``dec``, and ``dev`` the deviators' in the certificate: else ``dec`` again), ``mass``."""
         nt, E = numba.config.NUMBA_NUM_THREADS, ct.G + len(ct.fin_start) - 1
+        self._for(ct)
 
         def kept(key, shape, dtype=np.float64):
             if (id(ct), key) not in self._buf:
@@ -467,10 +572,6 @@ class Rounds:
                                    want_dist, vals, dec, dev, mass, out, dist_cls, self.tie)
         split_over_threads(-(-len(S_cls) // NK._SW), _threads(vals), work)
 
-    def group(self, s: int) -> tuple[int, str]:
-        """State s's number of players in play and phase: which contexts its round uses."""
-        return int(self.game.m[s]), "charge" if self.game.pot[s] > 0 else "decharge"
-
     def run(self, states, S: np.ndarray, Kp: int, plays=None, want_dist: bool = False, spread=None):
         """Solve the rounds of ``states`` (of one number of players, one phase) from their
         ``S[b, l, w, p, j]``, in parallel over the states.
@@ -481,8 +582,8 @@ class Rounds:
         state, receives the tie order's weight in each (``NK._tie_spread``).
         """
         states = np.atleast_1d(np.asarray(states, np.int64))
-        m, phase = self.group(int(states[0]))
-        ct = self.contexts(m, phase)
+        m, phase, pots = self.key(states)
+        ct = self.contexts(m, phase, pots)
         B, K = len(states), S.shape[-1]
         S_cls = np.ascontiguousarray(S[:, ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2]])
         out = np.zeros((B, K))
@@ -515,8 +616,8 @@ class Rounds:
         profile whose keeps are best against ``S_prof[b, l, w, p, j]``; ``S_dev[b, r, l, w, p]``: role
         r's utilities after the round. Returns ``(utilities[b, r], dist[b, r, l, w, p] or None)``."""
         states = np.atleast_1d(np.asarray(states, np.int64))
-        m, phase = self.group(int(states[0]))
-        ct = self.contexts(m, phase)
+        m, phase, pots = self.key(states)
+        ct = self.contexts(m, phase, pots)
         rep = (ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2])
         S = np.ascontiguousarray(np.concatenate([S_prof[:, rep[0], rep[1], rep[2]],
                                                  np.moveaxis(S_dev[:, :, rep[0], rep[1], rep[2]], 1, -1)], axis=-1))
@@ -545,8 +646,8 @@ class Rounds:
         """The keeps played in the round of state s: ``(contexts, dec[g, made-1, h], lead_dec[made-1, h])``;
         with ``values``, also ``vals[x, j]``: the utilities at each context x before its follower's turn
         (``x < G``) and after each outcome (``G + e``), from which one decision's keep values follow."""
-        m, phase = self.group(s)
-        ct = self.contexts(m, phase)
+        m, phase, pots = self.key(s)
+        ct = self.contexts(m, phase, pots)
         K = S.shape[-1]
         vals, dec, mass = (a[0] for a in self.buffers(ct, K))
         S_cls = np.ascontiguousarray(S[ct.lwp_rep[:, 0], ct.lwp_rep[:, 1], ct.lwp_rep[:, 2]])

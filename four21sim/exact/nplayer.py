@@ -277,9 +277,10 @@ def _solve_profile(variant: Variant, n: int, objective: str, tol: float, max_ite
     game = NG.role_game(variant, n)
     rounds = NG.Rounds(game, tie=check_tie(tie))
     run.begin("contexts")
-    for m_ph in NG.PHASES:  # the contexts of the phases played (with few tokens, no décharge with all in)
-        if (game.pot == 0).any() if m_ph == "decharge" else (game.pot > 0).any():
-            rounds.contexts(n, m_ph)
+    if (game.pot == 0).any():  # the contexts of the phases played (with few tokens, no décharge with all in)
+        rounds.contexts(n, "decharge")
+    if (game.pot > 0).any():
+        rounds.prepare(n, "charge", rounds.charge_sets(n))
     t_setup = time.perf_counter() - t0
     run.open(game, max_iter)
     V = np.zeros((game.size, n))
@@ -602,6 +603,12 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _context_info(rounds: NG.Rounds) -> dict:
+    """The sizes of the contexts built, by ``players:phase`` (and ``:pot=q`` for a pot's own)."""
+    return {f"{m}:{ph}" + ("" if pots is None else ":pot=" + ",".join(map(str, pots))): ct.info
+            for (m, ph, pots), ct in rounds._ctx.items()}
+
+
 def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max_iter: int, stall: int,
                        certify: bool, tie: str = "first", run=None) -> NSolution:
     run = _Run() if run is None else run
@@ -623,7 +630,7 @@ def _solve_equilibrium(variant: Variant, n: int, objective: str, tol: float, max
         gain = W - values[objective]
     info = dict(timings, value_gap=float(np.abs(values[objective] - V).max()), states=game.size,
                 decharge_states=len(game.decharge()), contexts_seconds=rounds.seconds_contexts,
-                contexts={f"{m}:{ph}": ct.info for (m, ph), ct in rounds._ctx.items()}, peak_mib=_peak_mib())
+                contexts=_context_info(rounds), peak_mib=_peak_mib())
     if run.resumed is not None:
         info["resumed_from"] = run.resumed
     return NSolution(variant, n, objective, game.states, values[objective], 1.0 - values["pay"], values["win"],
@@ -1594,9 +1601,10 @@ def verify(sol: NSolution, full: bool = False, tol: float = 1e-11, certified: bo
     the game's chain under them gives the stored values, P(pay), win shares and expected
     rounds (games of fewer players first). ``full``, the cost of about two passes over the
     states: also every round solved again from the values its choices were made against
-    gives the stored distribution (and, in the charge, utilities equal to ``basis``); the
-    décharge's Bellman residual so recomputed is the stored ``residual`` (``residual``: their
-    relative difference); and, ``certified``, ``value + gain`` solves the best responses'
+    gives the stored distribution (compared in each state's own form, ``NG.canonical_dist``,
+    since a pot's contexts and the phase's place a class of outcomes' probability alike only
+    there) and, in the charge, utilities equal to ``basis``; the décharge's Bellman residual
+    so recomputed is the stored ``residual`` (``residual``: their relative difference); and, ``certified``, ``value + gain`` solves the best responses'
     equations in every state (one best-response round each, the certificate's own stopping
     rule: a charge round leads only to smaller pots, so a gain changed in one state fails
     there), else ``gain`` is zero.
@@ -1665,7 +1673,7 @@ def _full_check(sol: NSolution, game: NG.Game, certified: bool, progress=None) -
         if not len(group):
             continue
         u, d = rounds.run(group, NG.succs(game, group, against, subV, sol.objective), sol.players, want_dist=True)
-        worst["dist"] = max(worst["dist"], float(np.abs(d - sol.dist[group]).max()))
+        worst["dist"] = max(worst["dist"], NG.dist_difference(game, group, d, sol.dist[group]))
         moved = float(np.abs(u - sol.basis[group]).max())
         if group is dech:
             residual = moved

@@ -8,6 +8,8 @@ engine tables that would not fit before spending the solve on them.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..rules.variants import Variant
 from . import _nplayer_game as NG
 
@@ -16,16 +18,20 @@ __all__ = ["context_counts"]
 
 def context_counts(variant: Variant, players: int) -> list[tuple[int, str, int, int]]:
     """``(players in play, phase, states, contexts per state)`` of every round an equilibrium's
-    engine tables need: all players in, charge (where someone decides: ``charge_throws > 1``)
-    and décharge; under ``end = last_holder`` also the décharge of every smaller table."""
+    engine tables need: all players in, charge (where someone decides: ``charge_throws > 1``; one
+    entry per pot, whose rounds have contexts of their own: :meth:`NG.Rounds.contexts`) and
+    décharge; under ``end = last_holder`` also the décharge of every smaller table."""
     out = []
     for m in range(players, 1, -1) if variant.end == "last_holder" else (players,):
         game = NG.role_game(variant, m)
         rounds = NG.Rounds(game)
-        for phase in ("charge", "decharge"):
-            if phase == "charge" and (m < players or variant.charge_throws == 1):
-                continue
-            n_states = int(((game.pot > 0) if phase == "charge" else (game.pot == 0)).sum())
-            if n_states:
-                out.append((m, phase, n_states, int(rounds.contexts(m, phase).G)))
+        if m == players and variant.charge_throws > 1:
+            sets = rounds.charge_sets(m)
+            rounds.prepare(m, "charge", sets)
+            for pots in sets:
+                n_states = int(np.isin(game.pot, pots).sum())
+                out.append((m, "charge", n_states, int(rounds.contexts(m, "charge", pots).G)))
+        n_states = int((game.pot == 0).sum())
+        if n_states:
+            out.append((m, "decharge", n_states, int(rounds.contexts(m, "decharge").G)))
     return out

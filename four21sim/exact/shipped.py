@@ -228,6 +228,9 @@ def fixed_point(sol: nplayer.NSolution, samples: int = SAMPLES, seed: int = SEED
     (``sol.choice_values()``, under the solution's tie order); its outcome distribution must be
     the stored one, and the stored values of the states it leads to, weighted by it, must give
     the state's own stored value. Returns the largest difference of each (``dist``, ``value``).
+    The distributions are compared in the state's own form (:func:`NG.canonical_dist`): where
+    the contexts that computed them differ (a phase's or a pot's), the same round spreads its
+    probability over the outcomes that lead to the same differently.
     """
     game = NG.role_game(sol.variant, sol.players)
     rounds = sol._round_solver[0]  # the solution's own, whose contexts then serve its decisions
@@ -240,7 +243,7 @@ def fixed_point(sol: nplayer.NSolution, samples: int = SAMPLES, seed: int = SEED
         S = NG.succs(game, [s], sol.choice_values(), subV, sol.objective)
         d = rounds.run(np.array([s]), S, sol.players, want_dist=True)[1][0]
         back = np.einsum("lwp,lwpj->j", d, NG.succs(game, [s], sol.value, subV, sol.objective)[0])
-        worst["dist"] = max(worst["dist"], float(np.abs(d - sol.dist[s]).max()))
+        worst["dist"] = max(worst["dist"], NG.dist_difference(game, [s], d[None], sol.dist[s][None]))
         worst["value"] = max(worst["value"], float(np.abs(back - sol.value[s]).max()))
     return worst
 
