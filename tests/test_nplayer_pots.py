@@ -26,7 +26,7 @@ CASES = [
     ("super421", [], 3),
     ("classic", ["tokens=9", "end=first_out"], 3),
     ("super421-lebon", ["tokens=7", "followers=at_most"], 3),
-    ("super421", ["tokens=8"], 4),
+    ("super421", ["tokens=6"], 4),
 ]
 
 
