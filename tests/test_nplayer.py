@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from four21sim import Variant, dice, policies
+from four21sim.exact import _nplayer_certificate as NC
 from four21sim.exact import _nplayer_game as NG
+from four21sim.exact import _nplayer_profile as NPR
 from four21sim.exact import nplayer as NP
 from four21sim.exact import store as cache
 from four21sim.exact import two_player as solver2
@@ -78,8 +80,8 @@ def _profile_against(v: Variant, n: int, basis: np.ndarray):
     for group in [game.decharge()] + game.charge_groups():
         S = np.array([NG.succ(game, s, basis, {}, "pay") for s in group])
         dist[group] = rounds.run(group, S, n, want_dist=True)[1]
-    V = NP._profile_values(game, dist, "pay", {})
-    W, _ = NP._best_responses(game, rounds, basis, basis, V, "pay", {}, 1e-13, 50)
+    V = NPR._profile_values(game, dist, "pay", {})
+    W, _ = NC._best_responses(game, rounds, basis, basis, V, "pay", {}, 1e-13, 50)
     return game, rounds, V, W
 
 
@@ -126,7 +128,7 @@ def test_a_certificate_told_its_profile_converged_when_it_did_not_finds_the_same
     n = 3
     basis = np.random.default_rng(5).uniform(size=(len(NG.role_game(v, n).states), n))
     game, rounds, V, W = _profile_against(v, n, basis)
-    W2, it2 = NP._best_responses(game, rounds, basis, basis, V, "pay", {}, 1e-13, 50, converged=True)
+    W2, it2 = NC._best_responses(game, rounds, basis, basis, V, "pay", {}, 1e-13, 50, converged=True)
     assert it2 > 1
     assert np.array_equal(W2, W)
 
@@ -160,26 +162,26 @@ def test_a_perturbed_three_player_profile_gains_what_the_best_response_to_it_gai
 def test_a_certificate_that_skips_its_first_pass_skips_one_that_would_have_ended_it(preset, overrides, n,
                                                                                      objective, monkeypatch):
     # After a converged iteration the certificate's first décharge pass is not run where a bound
-    # proves it would find nothing to gain (NP._first_pass_ends): the pass, run, must end the
+    # proves it would find nothing to gain (NC._first_pass_ends): the pass, run, must end the
     # iteration (its residual within tol), and the certificate must be the same, bit for bit, as
     # when the pass runs.
     v = Variant.from_preset(preset, overrides)
     args = (v, n, objective, 1e-13, 200, 10, True)
     proofs = []
-    proven = NP._first_pass_ends
-    monkeypatch.setattr(NP, "_first_pass_ends", lambda *a: proofs.append(proven(*a)) or proofs[-1])
+    proven = NC._first_pass_ends
+    monkeypatch.setattr(NC, "_first_pass_ends", lambda *a: proofs.append(proven(*a)) or proofs[-1])
     fast = NP._solve_equilibrium(*args)
     assert proofs and all(proofs)  # this game's (and those of fewer players, when solved here)
-    monkeypatch.setattr(NP, "_first_pass_ends", lambda *a: False)
+    monkeypatch.setattr(NC, "_first_pass_ends", lambda *a: False)
     slow = NP._solve_equilibrium(*args)
     np.testing.assert_array_equal(fast.gain, slow.gain)
     assert fast.br_iterations == slow.br_iterations == 1
     game = NG.role_game(v, n)
     rounds = NG.Rounds(game)
     dech = game.decharge()
-    subV = NP._sub_values(fast.subs, objective)
-    subW = NP._sub_values(fast.subs, objective, "best_value")
-    u, _ = NP._br_rounds(game, rounds, dech, fast.basis, subV, objective, fast.value, subW, False)
+    subV = NPR._sub_values(fast.subs, objective)
+    subW = NPR._sub_values(fast.subs, objective, "best_value")
+    u, _ = NC._br_rounds(game, rounds, dech, fast.basis, subV, objective, fast.value, subW, False)
     assert np.abs(u - fast.value[dech]).max() <= 1e-13
 
 
@@ -190,12 +192,12 @@ def test_a_certificate_does_not_skip_a_pass_that_may_find_a_gain():
     game = NG.role_game(v, 3)
     V = np.random.default_rng(1).uniform(size=(game.size, 3))
     sub = {2: np.zeros((4, 2))}
-    assert NP._first_pass_ends(game, V, V, sub, sub, 4e-14, 1e-13)
-    assert not NP._first_pass_ends(game, V, V, sub, sub, 6e-14, 1e-13)
+    assert NC._first_pass_ends(game, V, V, sub, sub, 4e-14, 1e-13)
+    assert not NC._first_pass_ends(game, V, V, sub, sub, 6e-14, 1e-13)
     moved = V.copy()
     moved[game.decharge()[0], 1] += 3e-14
-    assert not NP._first_pass_ends(game, V, moved, sub, sub, 0.0, 1e-13)
-    assert not NP._first_pass_ends(game, V, V, sub, {2: np.full((4, 2), 6e-14)}, 0.0, 1e-13)
+    assert not NC._first_pass_ends(game, V, moved, sub, sub, 0.0, 1e-13)
+    assert not NC._first_pass_ends(game, V, V, sub, {2: np.full((4, 2), 6e-14)}, 0.0, 1e-13)
 
 
 @pytest.mark.parametrize("objective", ["pay", "win"])
@@ -436,7 +438,7 @@ def test_the_iteration_starts_from_everyone_stopping_at_the_first_throw(preset, 
     v = Variant.from_preset(preset, overrides)
     game = NG.role_game(v, n)
     dech = game.decharge()
-    got = NP._first_throw_dist(game, NG.Rounds(game), dech)
+    got = NPR._first_throw_dist(game, NG.Rounds(game), dech)
     np.testing.assert_allclose(got, _one_throw_dist(v, n, len(dech)), rtol=0, atol=1e-15)
     assert got.sum(axis=(1, 2, 3)) == pytest.approx(np.ones(len(dech)), abs=1e-12)  # a distribution
 
@@ -452,7 +454,7 @@ def test_a_profile_that_comes_back_ends_the_iteration_with_the_profile_the_stall
     rounds = NG.Rounds(game)
     dech = game.decharge()
     V = np.zeros((game.size, 3))
-    V[dech] = NP._decharge_values(game, _one_throw_dist(v, 3, len(dech)), "pay", {})
+    V[dech] = NPR._decharge_values(game, _one_throw_dist(v, 3, len(dech)), "pay", {})
     profiles, best = [], None
     for _ in range(30):
         u, d = rounds.run(dech, np.array([NG.succ(game, s, V, {}, "pay") for s in dech]), 3, want_dist=True)
@@ -462,7 +464,7 @@ def test_a_profile_that_comes_back_ends_the_iteration_with_the_profile_the_stall
         profiles.append(d)
         dist = np.zeros((game.size, 3, 3, game.P))
         dist[dech] = d
-        V[dech] = NP._decharge_values(game, dist[dech], "pay", {})
+        V[dech] = NPR._decharge_values(game, dist[dech], "pay", {})
     first_repeat = next(t for t in range(1, 30) if any(np.array_equal(profiles[t], p) for p in profiles[:t])) + 1
     sol = NP._solve_equilibrium(v, 3, "pay", 1e-13, 200, 10, False)
     assert not sol.converged and best[0] > 1e-9  # it does cycle

@@ -18,7 +18,7 @@ import pytest
 
 from four21sim import Variant
 from four21sim.exact import _nplayer_game as NG
-from four21sim.exact import nplayer
+from four21sim.exact._nplayer_profile import _solve_profile
 
 # (preset, overrides, players): payouts up to 8 or 10 (classic), pots up to the tokens, exact
 # and at_most followers
@@ -38,7 +38,7 @@ def _profile(v, n, per_pot, monkeypatch):
         orig(self, *a, **k)
     with monkeypatch.context() as mp:
         mp.setattr(NG.Rounds, "__init__", init)
-        game, rounds, _basis, V, dist, *_ = nplayer._solve_profile(v, n, "pay", 1e-13, 60, 3, {})
+        game, rounds, _basis, V, dist, *_ = _solve_profile(v, n, "pay", 1e-13, 60, 3, {})
     return game, rounds, V, dist
 
 

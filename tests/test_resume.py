@@ -27,6 +27,7 @@ import pytest
 from four21sim import Variant
 from four21sim._util import waiting
 from four21sim.exact import checkpoint, nplayer, store
+from four21sim.exact._nplayer_run import _checkpoint_shapes
 
 # Every stage of a solve in about a second: 3 décharge passes (max_iter stops it, not converged), the
 # charge by pot (5 groups), one pass of the certificate's décharge (run: the profile did not converge)
@@ -373,7 +374,7 @@ def test_a_checkpoint_of_another_stage_layout_is_not_trusted_for_its_shapes(tmp_
     v, n, _ = EVERY
     from four21sim.exact import _nplayer_game as NG
     game = NG.role_game(v, n)
-    shapes = nplayer._checkpoint_shapes(game, 3, {"stage": "decharge", "step": 2, "best_it": 1,
+    shapes = _checkpoint_shapes(game, 3, {"stage": "decharge", "step": 2, "best_it": 1,
                                                   "best_residual": 1e-3})
     assert shapes["seen"] == (2, len(game.decharge()), n, n, game.P)
     for bad in ({"stage": "decharge", "step": 4, "best_it": 1, "best_residual": 0.1},  # beyond max_iter
@@ -383,7 +384,7 @@ def test_a_checkpoint_of_another_stage_layout_is_not_trusted_for_its_shapes(tmp_
                 {"stage": "charge", "step": True, "it": 1, "residual": 0.0, "converged": True},
                 {"stage": "certificate-charge", "step": 0, "it": 1, "residual": 0.0, "converged": True}):
         with pytest.raises(ValueError):
-            nplayer._checkpoint_shapes(game, 3, bad)
+            _checkpoint_shapes(game, 3, bad)
 
 
 # ---------------------------------------------------------------- a real kill

@@ -264,7 +264,7 @@ def round1_loser_pays(sol) -> float:
     the game of the players left). With 2 players it is one minus :func:`round1_loser_wins`.
     """
     from . import _nplayer_game as NG
-    from .nplayer import _sub_values
+    from ._nplayer_profile import _sub_values
     sol = _check_nsolution(sol)
     game = NG.role_game(sol.variant, sol.players)
     S = NG.succ(game, sol.start, sol.value, _sub_values(sol.subs, "pay"), "pay")  # P(not paying) after each outcome

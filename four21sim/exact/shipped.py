@@ -65,6 +65,7 @@ from .._util.checks import shown
 from ..rules.variants import PRESETS, Variant
 from . import _nplayer_game as NG
 from . import nplayer
+from ._nplayer_profile import _profile_values, _rounds_left, _sub_values
 from .store import MAX_ENTRY_BYTES
 
 __all__ = ["FOLDER", "FORMAT", "ENCODINGS", "SAMPLES", "TOL", "ShippedWarning", "enabled", "game_key", "path_of",
@@ -237,7 +238,7 @@ def fixed_point(sol: nplayer.NSolution, samples: int = SAMPLES, seed: int = SEED
     others = np.setdiff1d(np.arange(game.size), [sol.start])
     rng = np.random.default_rng(seed)
     picked = np.concatenate([[sol.start], rng.choice(others, min(samples, len(others)), replace=False)])
-    subV = nplayer._sub_values(sol.subs, sol.objective)
+    subV = _sub_values(sol.subs, sol.objective)
     worst = {"dist": 0.0, "value": 0.0}
     for s in picked.tolist():  # one state at a time: a round's states must be of one phase
         S = NG.succs(game, [s], sol.choice_values(), subV, sol.objective)
@@ -274,11 +275,11 @@ def _derive(variant: Variant, out: dict, prefix: str, meta: dict) -> nplayer.NSo
 
     def chain(o: str) -> np.ndarray:
         if o not in X:
-            X[o] = nplayer._profile_values(game, dist, o, subs)
+            X[o] = _profile_values(game, dist, o, subs)
         return X[o]
 
     made.update(value=lambda: chain(str(meta["objective"])), p_pay=lambda: 1.0 - chain("pay"),
-                p_win=lambda: chain("win"), rounds=lambda: nplayer._rounds_left(game, dist, subs))
+                p_win=lambda: chain("win"), rounds=lambda: _rounds_left(game, dist, subs))
     for name in DERIVED:
         if prefix + name not in out:
             out[prefix + name] = made[name]()
