@@ -117,6 +117,7 @@ def _child(args: list[str], timeout: float, cold_numba: bool, script: str = __fi
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="four21sim-cache-") as tmp:
         env["FOUR21SIM_CACHE_DIR"] = tmp  # a cold disk cache: nothing solved before
+        env["FOUR21SIM_SHIPPED"] = "off"  # and the package's shipped solutions not read: solved here
         if cold_numba:
             env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
