@@ -9,16 +9,16 @@ some 8 hours of one core) get done on machines that start empty each session?
 
 The solver checkpoints after every pass (:mod:`four21sim.exact.checkpoint`), beside its disk-cache
 entry, under a key that includes the solver's source: a checkpoint resumes only under the code
-that wrote it. So the solve runs from a frozen tree of one commit (a git worktree under
-``/work/wt/solve-<commit>``, made again from the commit in a new session), with a disk cache of
-its own (``/work/solves-cache/<preset>-<n>p``); ``save`` copies its checkpoint into this
+that wrote it. So the solve runs from a frozen tree of one commit (a git worktree beside the
+repository, ``../wt/solve-<commit>``, made again from the commit in a new session), with a disk
+cache of its own (``../solves-cache/<preset>-<n>p``); ``save`` copies its checkpoint into this
 repository (``experiments/long_solves/<preset>-<n>p/``, with the commit beside it), and ``start``
 in the next session copies it back before resuming. A checkpoint is data: the solver checks its
 key, digest and shapes when it reads it, and refuses (solving from the start) any other.
 
 ``start`` runs ``four21sim solve`` in the background (one numba thread, leaving the other core
 to the session's work; the results do not depend on the threads), its output in
-``/work/solves-cache/<preset>-<n>p.log``. Once the solve has ended, its entry (the certified
+``../solves-cache/<preset>-<n>p.log``. Once the solve has ended, its entry (the certified
 equilibrium) is in that cache, and ``experiments/ship_solutions.py --store`` ships it.
 """
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVED = ROOT / "experiments" / "long_solves"
-WORK = Path("/work")
+WORK = ROOT.parent  # beside the repository: the frozen trees and the solves' caches
 SUFFIX = ".resume.npz"  # four21sim.exact.store.CHECKPOINT_SUFFIX (the frozen tree's own may be older)
 
 
