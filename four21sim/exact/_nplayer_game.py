@@ -110,6 +110,12 @@ class Contexts:
     info: dict = field(default_factory=dict)
 
     @property
+    def arrays(self) -> NK.Arrays:
+        """The arrays the round kernels read, as one named tuple."""
+        return NK.Arrays(self.lvl_start, self.ctx_c, self.ctx_target, self.row_start, self.trans, self.lead_next,
+                         self.fin_start, self.fin_cls, self.fin_w)
+
+    @property
     def G(self) -> int:
         """The number of contexts (outcomes are numbered after them)."""
         return int(self.lvl_start[-1])
@@ -564,12 +570,11 @@ class Rounds:
 
     def _side_by_side(self, ct: Contexts, m: int, K: int, deviate: bool, S_cls, want_dist: bool, out, dist_cls):
         vals, dec, dev, mass = self.state_buffers(ct, K, deviate)
-        Kc = components(K)
+        Kc, cx = components(K), ct.arrays
 
         def work(lo: int, hi: int, t: int) -> None:
-            NK.rounds_side_by_side(lo, hi, t, ct.L, m, ct.exact, Kc, deviate, S_cls, ct.lvl_start, ct.ctx_c,
-                                   ct.row_start, ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w,
-                                   want_dist, vals, dec, dev, mass, out, dist_cls, self.tie)
+            NK.rounds_side_by_side(lo, hi, t, ct.L, m, ct.exact, Kc, deviate, S_cls, cx, want_dist, vals, dec, dev,
+                                   mass, out, dist_cls, self.tie)
         split_over_threads(-(-len(S_cls) // NK._SW), _threads(vals), work)
 
     def run(self, states, S: np.ndarray, Kp: int, plays=None, want_dist: bool = False, spread=None):
@@ -595,14 +600,13 @@ class Rounds:
         else:
             vals, dec, mass = self.buffers(ct, K)
             acts, lead_tabs, foll_tabs, foll_idx = plays if plays is not None else profile_plays(B, m)
-            target = ct.ctx_target if foll_tabs.shape[1] > 1 else np.zeros_like(ct.ctx_target)
+            # the targets only where a table reads them (a table's follower keeps by the worst hand so far)
+            cx = ct.arrays if foll_tabs.shape[1] > 1 else ct.arrays._replace(ctx_target=np.zeros_like(ct.ctx_target))
             Kc, sp = components(K), np.zeros(0) if spread is None else spread
 
             def work(lo: int, hi: int, t: int) -> None:
-                NK.solve_rounds(lo, hi, t, ct.L, m, ct.exact, Kp, Kc, acts, lead_tabs, foll_tabs, foll_idx, S_cls,
-                                ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
-                                ct.fin_cls, ct.fin_w, want_dist, vals, dec, mass, out, dist_cls, sp, self.lanes,
-                                self.tie)
+                NK.solve_rounds(lo, hi, t, ct.L, m, ct.exact, Kp, Kc, acts, lead_tabs, foll_tabs, foll_idx, S_cls, cx,
+                                want_dist, vals, dec, mass, out, dist_cls, sp, self.lanes, self.tie)
             nt = _threads(vals)
             split_over_threads(B, nt, work, _chunk(B, nt))
         if not want_dist:
@@ -628,12 +632,11 @@ class Rounds:
         else:
             vals, dec, mass = self.buffers(ct, 2 * m)
             dev = self.keep_buffer(ct)
-            Kc = components(2 * m)
+            Kc, cx = components(2 * m), ct.arrays
 
             def work(lo: int, hi: int, t: int) -> None:
-                NK.best_response_rounds(lo, hi, t, ct.L, m, ct.exact, Kc, S, ct.lvl_start, ct.ctx_c, ct.row_start,
-                                        ct.trans, ct.lead_next, ct.fin_start, ct.fin_cls, ct.fin_w, want_dist, vals,
-                                        dec, dev, mass, out, dist_cls, self.lanes, self.tie)
+                NK.best_response_rounds(lo, hi, t, ct.L, m, ct.exact, Kc, S, cx, want_dist, vals, dec, dev, mass, out,
+                                        dist_cls, self.lanes, self.tie)
             nt = _threads(vals)
             split_over_threads(len(states), nt, work, _chunk(len(states), nt))
         if not want_dist:
@@ -655,8 +658,7 @@ class Rounds:
         target = ct.ctx_target if foll_tabs.shape[1] > 1 else np.zeros_like(ct.ctx_target)
         lead_dec = np.zeros((2, _NH), np.int8)
         NK.solve_round(ct.L, m, ct.exact, Kp, components(K), acts[0], lead_tabs[0], foll_tabs[foll_idx[0]], dec, S_cls,
-                       ct.lvl_start, ct.ctx_c, target, ct.row_start, ct.trans, ct.lead_next, ct.fin_start,
-                       ct.fin_cls, ct.fin_w, False, vals, dec, lead_dec, mass, np.zeros(K),
+                       ct.arrays._replace(ctx_target=target), False, vals, dec, lead_dec, mass, np.zeros(K),
                        np.zeros(len(ct.lwp_rep)), np.zeros(0), self.lanes, self.tie)
         if values:
             return ct, dec.copy(), lead_dec, vals.copy()

@@ -35,6 +35,8 @@ kernel.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._util.jit import JIT, njit
@@ -44,6 +46,27 @@ from ._two_player_kernels import _P0
 from .ties import KEEP_TIE, TIE_FIRST, TIE_LAST, TIE_NEXT_BEST, TIE_NEXT_WORST, TIE_ROLE  # noqa: F401
 
 _NH = dice.N_HANDS
+
+
+class Arrays(NamedTuple):
+    """One set of contexts as the round kernels read it (``_nplayer_game.Contexts.arrays``): the entry
+    kernels take it whole, so that nine arrays of a few types cannot be passed in another order.
+
+    ``lvl_start[i]``: the first context of level i+1 (``lvl_start[m-1]`` = G, the outcomes after);
+    ``ctx_c``, ``ctx_target``: each context's count and target (the worst hand so far, or -1);
+    ``row_start``, ``trans``: each context's row of next contexts (or outcomes) by hand and throws;
+    ``lead_next[f-1, h]``: the context after the leader stops on h after f throws; ``fin_start``,
+    ``fin_cls``, ``fin_w``: each outcome's classes and their weights."""
+
+    lvl_start: np.ndarray
+    ctx_c: np.ndarray
+    ctx_target: np.ndarray
+    row_start: np.ndarray
+    trans: np.ndarray
+    lead_next: np.ndarray
+    fin_start: np.ndarray
+    fin_cls: np.ndarray
+    fin_w: np.ndarray
 _FULL = dice.FULL_KEEP
 _N_PARTIAL = dice.FULL_KEEP  # keeps 0..27 throw at least one die
 _H221 = dice.hand_index((2, 2, 1))
@@ -1175,9 +1198,8 @@ def _forward(L, m, exact, lvl_start, ctx_c, row_start, trans, lead_next, dec, le
 
 
 @njit(**JIT)
-def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl_start, ctx_c, ctx_target, row_start,
-                trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, lead_dec, mass, out, dist, spread,
-                lanes, tie):
+def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, cx, want_dist, vals, dec, lead_dec, mass,
+                out, dist, spread, lanes, tie):
     """One round from the utilities ``S[class, j]`` of its outcome classes; ``out[j]`` the utilities
     before the leader's first throw.
 
@@ -1190,8 +1212,10 @@ def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl
     run-time int64 (never a literal, see ``_nplayer_game.components``), so that one compilation serves every K.
     ``spread``: an empty array, or one entry that receives the tie order's weight. ``tie``: the
     tie order of the profile's keeps (``TIE_FIRST``, ...: among the keeps within KEEP_TIE of a
-    player's best, which it takes; the next player of role i is role i + 1 modulo m).
+    player's best, which it takes; the next player of role i is role i + 1 modulo m). ``cx``: the
+    contexts (:class:`Arrays`).
     """
+    lvl_start, ctx_c, ctx_target, row_start, trans, lead_next, fin_start, fin_cls, fin_w = cx
     G = lvl_start[m - 1]
     _final_values(S, fin_start, fin_cls, fin_w, G, K, vals)
     for i in range(m - 1, 0, -1):
@@ -1211,24 +1235,23 @@ def solve_round(L, m, exact, Kp, K, acts, lead_table, foll_tables, fixed, S, lvl
 
 
 @njit(**JIT)
-def solve_rounds(lo, hi, t, L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, lvl_start, ctx_c, ctx_target,
-                 row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals, dec, mass, out, dist, spread,
-                 lanes, tie):
+def solve_rounds(lo, hi, t, L, m, exact, Kp, K, acts, lead_tabs, foll_tabs, foll_idx, S, cx, want_dist, vals, dec, mass,
+                 out, dist, spread, lanes, tie):
     """:func:`solve_round` for the states ``lo .. hi-1`` of a batch of states of the same contexts.
 
     State b: ``S[b]``, ``acts[b]``, ``lead_tabs[b]`` and role i's follower table
     ``foll_tabs[foll_idx[b, i]]``; ``out[b]`` and ``dist[b]`` receive its results.
     Each state's round is played from start to end in the work arrays ``vals[t]``,
     ``dec[t]``, ``mass[t]`` of thread slot t: results do not depend on the threads
-    (the caller shares the states among threads, ``_util.threads.split_over_threads``).
+    (the caller shares the states among threads, ``_util.threads.split_over_threads``). ``cx``:
+    the contexts (:class:`Arrays`).
     """
     for b in range(lo, hi):
         tabs = foll_tabs[foll_idx[b]]
         lead_dec = np.zeros((2, _NH), np.int8)
         sp = spread[b:b + 1] if spread.shape[0] > 0 else spread
-        solve_round(L, m, exact, Kp, K, acts[b], lead_tabs[b], tabs, dec[t], S[b], lvl_start, ctx_c, ctx_target,
-                    row_start, trans, lead_next, fin_start, fin_cls, fin_w, want_dist, vals[t], dec[t], lead_dec,
-                    mass[t], out[b], dist[b], sp, lanes, tie)
+        solve_round(L, m, exact, Kp, K, acts[b], lead_tabs[b], tabs, dec[t], S[b], cx, want_dist, vals[t], dec[t],
+                    lead_dec, mass[t], out[b], dist[b], sp, lanes, tie)
 
 
 
@@ -1436,12 +1459,12 @@ def _rounds_side_by_side(L, m, exact, K, deviate, S, b0, nb, lvl_start, ctx_c, r
 
 
 @njit(**JIT)
-def rounds_side_by_side(lo, hi, t, L, m, exact, K, deviate, S, lvl_start, ctx_c, row_start, trans, lead_next,
-                        fin_start, fin_cls, fin_w, want_dist, vals, dec, dev, mass, out, dist, tie):
+def rounds_side_by_side(lo, hi, t, L, m, exact, K, deviate, S, cx, want_dist, vals, dec, dev, mass, out, dist, tie):
     """:func:`solve_rounds` where everyone plays the profile (or :func:`best_response_rounds`, with
     ``deviate``), _SW states at a time (:func:`_rounds_side_by_side`): the groups ``lo .. hi-1`` of
     the batch, in the work arrays ``vals[t]``, ``dec[t]``, ``dev[t]``, ``mass[t]`` of thread slot t,
-    so that results do not depend on the threads."""
+    so that results do not depend on the threads. ``cx``: the contexts (:class:`Arrays`)."""
+    lvl_start, ctx_c, _, row_start, trans, lead_next, fin_start, fin_cls, fin_w = cx
     B = S.shape[0]
     for q in range(lo, hi):
         lead_dec = np.zeros((1, 2, _NH, _SW), np.int8)
@@ -1548,14 +1571,15 @@ def certificate_round(L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lea
 
 
 @njit(**JIT)
-def best_response_rounds(lo, hi, t, L, m, exact, K, S, lvl_start, ctx_c, row_start, trans, lead_next, fin_start,
-                         fin_cls, fin_w, want_dist, vals, dec, dev, mass, out, dist, lanes, tie):
+def best_response_rounds(lo, hi, t, L, m, exact, K, S, cx, want_dist, vals, dec, dev, mass, out, dist, lanes, tie):
     """Every role's best response in the states ``lo .. hi-1`` of a batch (:func:`certificate_round`),
     in the work arrays of thread slot t as :func:`solve_rounds`: ``S[b]``, ``out[b, r]``, ``dist[b, r]``.
 
     One pass of 2m components per state: the profile's keeps and each role's best reply
-    are found together (instead of the profile's round, then m rounds of one component).
+    are found together (instead of the profile's round, then m rounds of one component). ``cx``: the
+    contexts (:class:`Arrays`).
     """
+    lvl_start, ctx_c, _, row_start, trans, lead_next, fin_start, fin_cls, fin_w = cx
     for b in range(lo, hi):
         lead_dec = np.zeros((2, _NH), np.int8)
         lead_dev = np.zeros((2, _NH), np.int8)
