@@ -74,6 +74,10 @@ def start(preset: str, players: int, commit: str | None) -> int:
     # its own session (setsid): the solve goes on when this command ends; nice, beside the session's work
     proc = subprocess.Popen(["nice", "-n", "10", *cmd], cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
+    try:  # a new session is its own scheduling group, where nice alone does not yield to the session's work
+        Path(f"/proc/{proc.pid}/autogroup").write_text("19")
+    except OSError:
+        pass
     saved.mkdir(parents=True, exist_ok=True)
     info.write_text(json.dumps({"preset": preset, "players": players, "commit": commit,
                                 "command": " ".join(cmd)}, indent=1) + "\n")
