@@ -12,7 +12,7 @@ entry, under a key that includes the solver's source: a checkpoint resumes only 
 that wrote it. So the solve runs from a frozen tree of one commit (a git worktree beside the
 repository, ``../wt/solve-<commit>``, made again from the commit in a new session), with a disk
 cache of its own (``../solves-cache/<preset>-<n>p``); ``save`` copies its checkpoint into this
-repository (``experiments/long_solves/<preset>-<n>p/``, with the commit beside it), and ``start``
+repository, gzip-compressed (``experiments/long_solves/<preset>-<n>p/``, with the commit beside it), and ``start``
 in the next session copies it back before resuming. A checkpoint is data: the solver checks its
 key, digest and shapes when it reads it, and refuses (solving from the start) any other.
 
@@ -25,6 +25,7 @@ equilibrium) is in that cache, and ``experiments/ship_solutions.py --store`` shi
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -62,10 +63,11 @@ def start(preset: str, players: int, commit: str | None) -> int:
     if not tree.exists():
         _git("worktree", "add", "--detach", "-f", str(tree), commit)
     cache.mkdir(parents=True, exist_ok=True)
-    for f in saved.glob(f"*{SUFFIX}") if saved.exists() else ():
-        target = cache / f.name
+    for f in saved.glob(f"*{SUFFIX}.gz") if saved.exists() else ():
+        target = cache / f.name[:-3]
         if not target.exists():
-            shutil.copyfile(f, target)
+            with gzip.open(f, "rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
             print(f"restored {f.relative_to(ROOT)} -> {target}")
     env = dict(os.environ, PYTHONPATH=str(tree), FOUR21SIM_CACHE_DIR=str(cache), FOUR21SIM_SHIPPED="off",
                NUMBA_NUM_THREADS="1", NUMBA_CACHE_DIR=str(cache / "numba"))
@@ -92,11 +94,13 @@ def save(preset: str, players: int) -> int:
         print(f"no checkpoint of {tag} in {cache} (not started, or ended: its entry is then in the cache)")
         return 1
     saved.mkdir(parents=True, exist_ok=True)
-    for old in saved.glob(f"*{SUFFIX}"):
+    for old in saved.glob(f"*{SUFFIX}*"):
         old.unlink()
-    for f in found:
-        shutil.copyfile(f, saved / f.name)
-        print(f"saved {f} -> {(saved / f.name).relative_to(ROOT)} ({f.stat().st_size:,} bytes)")
+    for f in found:  # compressed: most of a checkpoint's distributions are zeros
+        to = saved / (f.name + ".gz")
+        with open(f, "rb") as src, gzip.GzipFile(to, "wb", mtime=0) as dst:
+            shutil.copyfileobj(src, dst)
+        print(f"saved {f} -> {to.relative_to(ROOT)} ({to.stat().st_size:,} bytes, {f.stat().st_size:,} unpacked)")
     return 0
 
 
