@@ -30,6 +30,9 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("four21sim.exact.nplayer", "four21sim.exact.shipped"):
         "solve asks for the shipped solution of a game first, and shipped reads and checks it with the solver's "
         "own stored form and verifier (from_arrays, verify_entry): one concept each, two modules",
+    ("four21sim.exact._nplayer_respond", "four21sim.exact.nplayer"):
+        "an 'equilibrium' named in a line-up is solve's own (memory, shipped, disk cache or a solve), and solve "
+        "answers a best response to tables with this module: one concept each, two modules",
 }
 
 
